@@ -27,16 +27,15 @@ import {
   fetchBundle,
   type MemoryPort,
 } from '../../pkg/operator-controller/bundlepull/index.ts';
-import { DriftWatches, shareableDriftKinds, ExtensionHealthGauge } from '../../pkg/operator-controller/drift/index.ts';
+import { ExtensionHealthGauge, startDriftWatches } from '../../pkg/operator-controller/drift/index.ts';
 import {
   EXTENSION_CONTROLLER_NAME,
   OPERATOR_CONTROLLER_REPORTER,
   ResolveAhead,
   createUpgradeNotices,
   extensionFeatures,
-  extensionKeys,
+  extensionWatches,
   revisionInstaller,
-  revisionOwnerKeys,
   watchExtensions,
 } from '../../pkg/operator-controller/clusterextension/index.ts';
 import { DependencyGauge, InstalledIndex, type CatalogSource, type DependencyPorts } from '../../pkg/operator-controller/dependencyview/index.ts';
@@ -45,7 +44,12 @@ import { MAX_RECORD_JSON_BYTES, createReleaseStore } from '../../pkg/operator-co
 import { createObjectSetReleases } from '../../pkg/operator-controller/applier/index.ts';
 import { createRevisionReader } from '../../pkg/operator-controller/revisions/index.ts';
 import { StoredVerdictCache } from '../../pkg/operator-controller/crdupgrade/index.ts';
-import { RevisionWrites, createObjectSetController, revisionWriters, revisionsOf } from '../../pkg/operator-controller/objectset/index.ts';
+import {
+  RevisionWrites,
+  createObjectSetController,
+  revisionWriters,
+  type ObjectSetController,
+} from '../../pkg/operator-controller/objectset/index.ts';
 import { CLUSTER_EXTENSION, CLUSTER_OBJECT_SET, parseClusterExtension } from '../../pkg/shared/api/index.ts';
 import { componentImages, runLeading } from '../shared/component.ts';
 import type { OperatorControllerOptions } from './options.ts';
@@ -163,7 +167,8 @@ function memoryLimits(o: OperatorControllerOptions) {
 /**
  * While this replica leads: the ClusterExtension controller, what feeds it and the
  * cluster-upgrade gate, each built after what it uses, run until `leading` aborts, then
- * stopped in reverse (the stack).
+ * stopped in reverse (the stack). Each controller declares its own watches: the extensions'
+ * controller its drift watches, the revisions' controller those of its revisions' objects.
  */
 async function lead(o: OperatorControllerOptions, started: Started, p: ProcessParts, leading: AbortSignal): Promise<void> {
   const { log, registry, kube, extensions, catalogs } = started;
@@ -172,20 +177,71 @@ async function lead(o: OperatorControllerOptions, started: Started, p: ProcessPa
   const memory = memoryLimits(o);
   // BoxcutterRuntime: the revisions' controller runs beside the extensions' (decision 0125).
   const revisions = objectSetController(o, started, p);
-  // Under it, what the drift watches see (drift, a health change) reaches the revisions too: their probes run again.
-  const revisionsOfExtension = revisions === undefined || started.objectSets === undefined ? undefined : revisionsOf(started.objectSets, revisions);
-  const drift = await driftWatches(
-    started,
-    p,
-    (name) => {
-      queue.add(name);
-      revisionsOfExtension?.(name);
-    },
-    leading,
+  const fed = await extensionFeeds(o, started, p, { queue, memory, stack, leading });
+  // Helm runtime: revisions left by an earlier BoxcutterRuntime are taken back, where the kind is served.
+  const revisionsServed = revisions === undefined && (await serves(kube, CLUSTER_OBJECT_SET, leading));
+  const reconciler = extensionReconciler(o, started, p, { ...fed, memory, revisions, revisionsServed });
+  const controller = new Controller({
+    name: EXTENSION_CONTROLLER_NAME,
+    queue,
+    reconciler,
+    log,
+    registry,
+    watches: extensionWatches(extensions, started.objectSets),
+    concurrency: o.maxConcurrentReconciles,
+    reconciles: CLUSTER_EXTENSION,
+  });
+  // The cluster-upgrade gate (olm.maxOpenShiftVersion, removed APIs, Upgradeable holds): metrics always, OpenShift conditions where served.
+  // It reads what is installed through the one revision reader `olmv1 status` uses: an extension's
+  // ClusterObjectSets under BoxcutterRuntime, its Helm release records otherwise.
+  const releases = createRevisionReader({ client: kube.client, namespace: o.systemNamespace, maxRecordBytes: memory.maxRecordBytes });
+  const gating = runUpgradeGate({ client: kube.client, releases, extensions, clusterVersion: o.clusterVersion, log, registry }, leading);
+  stack.defer(() => gating);
+  const ahead = resolveAhead(started, p, fed.dependencies, controller, leading);
+  stack.defer(() => ahead.settled());
+  const ports = {
+    extensions,
+    catalogs,
+    catalogSource: p.catalogSource,
+    installed: fed.installed,
+    enqueue: (n: string) => queue.add(n),
+    log,
+    signal: leading,
+  };
+  stack.defer(
+    watchExtensions({
+      ...ports,
+      resolveAhead: (n) => ahead.offer(n),
+      forgetDeleted: fed.forgetDeleted,
+      forgetDeleting: [(n) => fed.pulls.forget(n)],
+    }),
   );
+  await collectUnusedBundles(extensions, p.bundleCache, leading, log);
+  // Resolving before the catalogs are listed would take every catalog for deleted (the
+  // installed bundle stays, upgrades wait for a catalog event) or report no bundles found.
+  await catalogs.waitForSync(leading).catch(() => undefined);
+  // TenantExtensions: Extension requests under ExtensionPolicies (decision 0138).
+  const tenants = o.featureGates.TenantExtensions ? tenantController(o, started, p, memory, leading) : undefined;
+  await Promise.all([controller.run(leading), revisions?.run(leading), tenants]);
+}
+
+/**
+ * What feeds the ClusterExtension controller while leading, each stopped through `stack`: its
+ * drift watches (decision 0109), stored-object verdicts (decision 0129), gauges, bundle pulls,
+ * dependency ports and the cluster-wide proxy (decision 0132); and what forgets a deleted extension.
+ */
+async function extensionFeeds(
+  o: OperatorControllerOptions,
+  started: Started,
+  p: ProcessParts,
+  { queue, memory, stack, leading }: { queue: WorkQueue; memory: MemoryLimits; stack: AsyncDisposableStack; leading: AbortSignal },
+) {
+  const { log, registry, kube } = started;
+  const enqueue = (name: string): void => queue.add(name);
+  const drift = await startDriftWatches({ client: kube.client, scoped: p.scoped, enqueue, log, registry, signal: leading });
   stack.defer(() => drift.settled());
-  // Stored-object verdicts kept while a refused upgrade waits; a stored object's change queues its extension (decision 0129).
-  const storedVerdicts = new StoredVerdictCache({ onChange: (name) => queue.add(name), signal: leading });
+  // Stored-object verdicts kept while a refused upgrade waits; a stored object's change queues its extension.
+  const storedVerdicts = new StoredVerdictCache({ onChange: enqueue, signal: leading });
   stack.defer(() => storedVerdicts.close());
   const healthGauge = new ExtensionHealthGauge(registry);
   const dependencyGauge = new DependencyGauge(registry);
@@ -196,73 +252,32 @@ async function lead(o: OperatorControllerOptions, started: Started, p: ProcessPa
   const pulls = bundlePulls(started, p, memory.bundles, queue, leading);
   stack.defer(() => pulls.settled());
   const installed = new InstalledIndex();
-  const dependencies = dependencyPorts(started, installed, dependencyGauge);
-  // Helm runtime: revisions left by an earlier BoxcutterRuntime are taken back, where the kind is served.
-  const revisionsServed = revisions === undefined && (await serves(kube, CLUSTER_OBJECT_SET, leading));
-  // The cluster-wide proxy set in operators' Deployments; a change of it queues every extension (decision 0132).
-  const proxy = await clusterProxySource(o, started, (n) => queue.add(n), leading);
-  const clusterProxy = () => proxy.current();
-  const reconciler = extensionReconciler(o, started, p, {
-    memory,
-    drift,
-    storedVerdicts,
-    healthGauge,
-    pulls,
-    dependencies,
-    revisions,
-    revisionsServed,
-    clusterProxy,
-  });
-  // An extension looks at its revisions again when theirs change (upstream's Owns(ClusterObjectSet)).
-  const watches = [
-    { informer: extensions, keys: extensionKeys },
-    ...(started.objectSets === undefined ? [] : [{ informer: started.objectSets, keys: revisionOwnerKeys }]),
-  ];
-  const controller = new Controller({
-    name: EXTENSION_CONTROLLER_NAME,
-    queue,
-    reconciler,
-    log,
-    registry,
-    watches,
-    concurrency: o.maxConcurrentReconciles,
-    reconciles: CLUSTER_EXTENSION,
-  });
-  // The cluster-upgrade gate (olm.maxOpenShiftVersion, removed APIs, Upgradeable holds): metrics always, OpenShift conditions where served.
-  // It reads what is installed through the one revision reader `olmv1 status` uses: an extension's
-  // ClusterObjectSets under BoxcutterRuntime, its Helm release records otherwise.
-  const releases = createRevisionReader({ client: kube.client, namespace: o.systemNamespace, maxRecordBytes: memory.maxRecordBytes });
-  const gating = runUpgradeGate({ client: kube.client, releases, extensions, clusterVersion: o.clusterVersion, log, registry }, leading);
-  stack.defer(() => gating);
-  // New catalog content: each affected extension is resolved at once and an upgrade it will get is reported before its reconcile comes (decision 0100).
-  const beside = <T>(n: string, fn: () => Promise<T>): Promise<T | undefined> => controller.besideReconcile(n, fn);
-  const ahead = new ResolveAhead({
-    extensions,
-    catalogs: p.catalogSource,
-    features: p.features,
-    dependencies,
-    client: kube.client,
-    beside,
-    log,
-    registry,
-    signal: leading,
-  });
-  stack.defer(() => ahead.settled());
+  // The cluster-wide proxy set in operators' Deployments; a change of it queues every extension.
+  const proxy = await clusterProxySource(o, started, enqueue, leading);
   const forgetDeleted = [
     (n: string) => drift.stop(n),
     (n: string) => healthGauge.forget(n),
     (n: string) => dependencyGauge.forget(n),
     (n: string) => storedVerdicts.forget(n),
   ];
-  const ports = { extensions, catalogs, catalogSource: p.catalogSource, installed, enqueue: (n: string) => queue.add(n), log, signal: leading };
-  stack.defer(watchExtensions({ ...ports, resolveAhead: (n) => ahead.offer(n), forgetDeleted, forgetDeleting: [(n) => pulls.forget(n)] }));
-  await collectUnusedBundles(extensions, p.bundleCache, leading, log);
-  // Resolving before the catalogs are listed would take every catalog for deleted (the
-  // installed bundle stays, upgrades wait for a catalog event) or report no bundles found.
-  await catalogs.waitForSync(leading).catch(() => undefined);
-  // TenantExtensions: Extension requests under ExtensionPolicies (decision 0138).
-  const tenants = o.featureGates.TenantExtensions ? tenantController(o, started, p, memory, leading) : undefined;
-  await Promise.all([controller.run(leading), revisions?.run(leading), tenants]);
+  const dependencies = dependencyPorts(started, installed, dependencyGauge);
+  return { drift, storedVerdicts, healthGauge, pulls, installed, dependencies, clusterProxy: () => proxy.current(), forgetDeleted };
+}
+
+/** New catalog content: each affected extension is resolved at once and an upgrade it will get is reported before its reconcile comes (decision 0100). */
+function resolveAhead(started: Started, p: ProcessParts, dependencies: DependencyPorts, controller: Controller, leading: AbortSignal): ResolveAhead {
+  const { kube, extensions, log, registry } = started;
+  return new ResolveAhead({
+    extensions,
+    catalogs: p.catalogSource,
+    features: p.features,
+    dependencies,
+    client: kube.client,
+    beside: (n, fn) => controller.besideReconcile(n, fn),
+    log,
+    registry,
+    signal: leading,
+  });
 }
 
 /** The tenant controller over this process's parts (TenantExtensions). */
@@ -295,7 +310,7 @@ function tenantController(
  * installer of the extension proven to have made it (decision 0125), or, for a revision no
  * extension made, as `--user-revision-service-account`, else nothing (decision 0126).
  */
-function objectSetController(o: OperatorControllerOptions, started: Started, p: ProcessParts): Controller | undefined {
+function objectSetController(o: OperatorControllerOptions, started: Started, p: ProcessParts): ObjectSetController | undefined {
   const { objectSets, extensions, kube, log, registry } = started;
   if (objectSets === undefined) return undefined;
   const users = o.userRevisionServiceAccount;
@@ -336,7 +351,7 @@ function extensionReconciler(
   built: Pick<ClusterExtensionPorts, 'drift' | 'healthGauge' | 'pulls' | 'dependencies' | 'storedVerdicts'> &
     Required<Pick<ClusterExtensionPorts, 'clusterProxy'>> & {
       memory: MemoryLimits;
-      revisions: Controller | undefined;
+      revisions: ObjectSetController | undefined;
       revisionsServed: boolean;
     },
 ): ReturnType<typeof clusterExtensionReconciler> {
@@ -351,9 +366,7 @@ function extensionReconciler(
         revisions === undefined
           ? helmReleases
           : createObjectSetReleases(kube.client, { settled: (name) => p.revisionWrites.idle(name), systemNamespace: o.systemNamespace }),
-      ...(revisions === undefined
-        ? {}
-        : { boxcutter: { systemNamespace: o.systemNamespace, helmReleases, reconcileRevision: (name: string) => revisions.enqueue(name) } }),
+      ...(revisions === undefined ? {} : { boxcutter: { systemNamespace: o.systemNamespace, helmReleases } }),
       ...(revisions === undefined && built.revisionsServed ? { revisionsServed: { systemNamespace: o.systemNamespace } } : {}),
       recordMemory: built.memory.records,
       catalogs: p.catalogSource,
@@ -374,20 +387,6 @@ function extensionReconciler(
     },
     { stepTimer: stepDurationTimer(registry, EXTENSION_CONTROLLER_NAME), pause: p.pause },
   );
-}
-
-/**
- * Managed objects are watched while this replica leads: as each extension's ServiceAccount, or,
- * for the cluster-scoped kinds operator-controller may watch itself, once per kind (decision 0109).
- */
-async function driftWatches(started: Started, p: ProcessParts, enqueue: (name: string) => void, leading: AbortSignal): Promise<DriftWatches> {
-  const { log, registry, kube } = started;
-  const sharedKinds = await shareableDriftKinds(kube.client, leading).catch((err: unknown) => {
-    log.warn({ err }, 'drift watch permissions not reviewed, watching every kind per extension');
-    return [];
-  });
-  log.info({ kinds: sharedKinds.map((k) => k.kind) }, 'drift watches shared per cluster-scoped kind');
-  return new DriftWatches({ scoped: p.scoped, enqueue, log, registry, signal: leading, shared: { client: kube.client, kinds: sharedKinds } });
 }
 
 /** Bundle pulls run in the background; a pull's end queues its extension ahead of the others (decisions 0067, 0114). */

@@ -99,7 +99,6 @@ function harness(versions: string[]) {
   const installer = fakeCluster();
   const catalog = { versions };
   const helmReleases = new MemoryReleaseStore();
-  const queued: string[] = [];
   const events: string[] = [];
   const budget = new BundleBudget(1_000);
   const common = {
@@ -119,7 +118,7 @@ function harness(versions: string[]) {
   const boxcutter = clusterExtensionReconciler({
     ...common,
     releases: createObjectSetReleases(own.client),
-    boxcutter: { systemNamespace: SYSTEM_NAMESPACE, helmReleases, reconcileRevision: (name) => void queued.push(name) },
+    boxcutter: { systemNamespace: SYSTEM_NAMESPACE, helmReleases },
   });
   // The Helm runtime over the same records, for the extension installed before the gate.
   const helm = clusterExtensionReconciler({ ...common, releases: helmReleases });

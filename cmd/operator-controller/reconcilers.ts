@@ -94,8 +94,6 @@ interface BoxcutterPorts {
   systemNamespace: string;
   /** The Helm release records an extension had before the gate: migrated into revision 1. */
   helmReleases: ReleaseStore;
-  /** Queues a ClusterObjectSet's reconcile (its controller puts drifted objects back). */
-  reconcileRevision: (name: string) => void;
 }
 
 /** Options besides the ports. */
@@ -117,7 +115,8 @@ function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Ste
   const applier =
     bc === undefined
       ? createReleaseApplier({ scoped, releases, drift })
-      : createBoxcutterApplier({ client, scoped, drift, systemNamespace: bc.systemNamespace, reconcileRevision: bc.reconcileRevision });
+      : // The revisions' controller watches their objects itself: no drift is routed to it from here.
+        createBoxcutterApplier({ client, scoped, drift, systemNamespace: bc.systemNamespace });
   // Undo on failure (decision 0123): under the BoxcutterRuntime the newest revision is judged, no Helm record is written.
   const rollbackPorts =
     bc === undefined

@@ -6,7 +6,7 @@
  * (pkg/operator-controller/dependencyview) are modules of their own. Assembled in
  * cmd/operator-controller/reconcilers.ts.
  */
-export { extensionKeys, revisionOwnerKeys } from './extension-events.ts';
+export { extensionWatches } from './extension-events.ts';
 export type { ExtensionFeatures, ExtensionState } from './pipeline-state.ts';
 export { extensionFeatures } from './features.ts';
 export { revisionInstaller, type ServiceAccountRef } from './installer.ts';

@@ -7,6 +7,6 @@
  */
 export { ExtensionHealthGauge } from './health-gauge.ts';
 export { type ObjectHealth, type ReleaseHealth, healthVerdict, objectHealth } from './health.ts';
-export { shareableDriftKinds } from './shared.ts';
+export { startDriftWatches } from './start.ts';
 export type { DriftTracker } from './tracker.ts';
 export { DriftWatches } from './watches.ts';

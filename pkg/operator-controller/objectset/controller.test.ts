@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ClusterObjectSet } from '../../shared/api/index.ts';
 import { ExponentialFailureRateLimiter } from '../../shared/controller/index.ts';
 import type { KubeObject } from '../../shared/kube/index.ts';
-import { DeadlineAwareRateLimiter, objectSetKeys, revisionsOf } from './controller.ts';
+import { DeadlineAwareRateLimiter, objectSetKeys } from './controller.ts';
 
 const set = (extra: Partial<ClusterObjectSet['spec']> = {}): ClusterObjectSet => ({
   metadata: { name: 'rev', creationTimestamp: '2026-01-01T00:00:00Z' },
@@ -52,24 +52,5 @@ describe('DeadlineAwareRateLimiter', () => {
     );
     expect(limiter.when('rev')).toBe(1000);
     expect(limiter.when('rev')).toBe(2000);
-  });
-});
-
-describe('revisionsOf', () => {
-  const set = (name: string, owner: string, lifecycleState?: string): KubeObject => ({
-    apiVersion: 'olm.operatorframework.io/v1',
-    kind: 'ClusterObjectSet',
-    metadata: { name, labels: { 'olm.operatorframework.io/owner-name': owner } },
-    spec: { revision: 1, ...(lifecycleState === undefined ? {} : { lifecycleState }), phases: [] },
-  });
-
-  it("queues the extension's Active revisions only: not archived ones, not another extension's", () => {
-    const cached = [set('a-1', 'a', 'Archived'), set('a-2', 'a', 'Active'), set('a-3', 'a'), set('b-1', 'b')];
-    const queued: string[] = [];
-    const nudge = revisionsOf({ list: () => cached }, { enqueue: (k) => queued.push(k) });
-    nudge('a');
-    expect(queued).toEqual(['a-2', 'a-3']);
-    nudge('c');
-    expect(queued).toEqual(['a-2', 'a-3']);
   });
 });

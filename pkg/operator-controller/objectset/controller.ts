@@ -1,15 +1,15 @@
 /**
  * The ClusterObjectSet controller, assembled: a StepReconciler over the parsed ClusterObjectSet
- * running deletion, load, archive and rollout (steps.ts), on the shared Controller watching
- * ClusterObjectSets. Applied objects are not watched here: a revision still rolling out is looked
- * at again after a bounded delay (`probeRequeueMs`) instead, and one that succeeded is reconciled
- * again on its own events, and when its extension's drift watches see an object drift or its
- * health change (`revisionsOf`: its probes run again, so Available follows the workload). Failures are retried no later than the progress deadline
- * (DeadlineAwareRateLimiter).
+ * running deletion, load, archive, watch and rollout (steps.ts), on the shared Controller watching
+ * ClusterObjectSets and, through its own RevisionObjectWatches (watches.ts), the objects of its
+ * active revisions: a change or deletion of one queues the revision that owns it (its probes run
+ * again, so Available follows the workload, and a drifted object is applied again). A revision
+ * still rolling out is also looked at again after a bounded delay (`probeRequeueMs`). Failures are
+ * retried no later than the progress deadline (DeadlineAwareRateLimiter).
  */
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { CLUSTER_OBJECT_SET, OWNER_NAME_LABEL, parseClusterObjectSet, type ClusterObjectSet } from '../../shared/api/index.ts';
+import { CLUSTER_OBJECT_SET, parseClusterObjectSet, type ClusterObjectSet } from '../../shared/api/index.ts';
 import {
   Controller,
   ExponentialFailureRateLimiter,
@@ -20,9 +20,21 @@ import {
   type RateLimiter,
   type StatusClient,
 } from '../../shared/controller/index.ts';
-import { objectKey, type Informer, type KubeObject } from '../../shared/kube/index.ts';
+import { objectKey, type BackoffOptions, type Informer, type KubeObject } from '../../shared/kube/index.ts';
 import { deadlineAwareDelay, progressDeadline } from './deadline.ts';
-import { archiveStep, deletionStep, loadStep, objectSetState, rolloutStep, writerStep, type ObjectSetClient, type ObjectSetState } from './steps.ts';
+import {
+  archiveStep,
+  deletionStep,
+  loadStep,
+  objectSetState,
+  rolloutStep,
+  unwatchStep,
+  watchStep,
+  writerStep,
+  type ObjectSetClient,
+  type ObjectSetState,
+} from './steps.ts';
+import { RevisionObjectWatches } from './watches.ts';
 import type { WriterFor } from './writer.ts';
 import { parseWithOwners } from './authority.ts';
 
@@ -37,6 +49,8 @@ interface ObjectSetPorts {
   writerFor: WriterFor;
   /** operator-controller's namespace, where the applier's Secrets are: read with `client`. None: every Secret with `client`. */
   systemNamespace?: string;
+  /** The watches of the active revisions' objects (watches.ts); none: nothing is watched (tests of the steps). */
+  watches?: Pick<RevisionObjectWatches, 'track' | 'forget'>;
 }
 
 /** Options besides the ports. */
@@ -58,10 +72,12 @@ export function clusterObjectSetReconciler(p: ObjectSetPorts, o: ObjectSetReconc
     parse: parseWithOwners,
     state: objectSetState(o.clock),
     steps: [
+      ...(p.watches === undefined ? [] : [unwatchStep({ watches: p.watches })]),
       deletionStep(),
       writerStep({ writerFor: p.writerFor }),
       loadStep({ client: p.client, ...(p.systemNamespace === undefined ? {} : { systemNamespace: p.systemNamespace }) }),
       archiveStep(),
+      ...(p.watches === undefined ? [] : [watchStep({ watches: p.watches })]),
       rolloutStep({ client: p.client, ...(o.probeRequeueMs === undefined ? {} : { probeRequeueMs: o.probeRequeueMs }) }),
     ],
     ...(o.registry === undefined ? {} : { stepTimer: stepDurationTimer(o.registry, OBJECT_SET_CONTROLLER_NAME) }),
@@ -118,48 +134,50 @@ export class DeadlineAwareRateLimiter implements RateLimiter {
 
 /** What createObjectSetController needs. */
 interface ObjectSetControllerOptions extends ObjectSetReconcilerOptions {
-  ports: ObjectSetPorts;
+  ports: Omit<ObjectSetPorts, 'watches'>;
   /** The informer of ClusterObjectSets (the caller runs it). */
   informer: Informer<KubeObject>;
   log: Logger;
+  /** Restart backoff of the objects' informers (default the informer's). */
+  backoff?: BackoffOptions;
   /** Workers (default 1). */
   concurrency?: number;
 }
 
+/** The ClusterObjectSet controller with its watches: run it once the informer runs; `enqueue` queues a revision. */
+export type ObjectSetController = Pick<Controller, 'run' | 'enqueue'>;
+
 /**
- * The ClusterObjectSet controller over `informer`: run it with `controller.run(signal)` once
- * the informer runs. Failures back off from 5 ms to 1000 s per object (controller-runtime's
- * default), capped by the progress deadline.
+ * The ClusterObjectSet controller over `informer` and the objects of its active revisions
+ * (watches.ts): run it with `run(signal)` once the informer runs. Failures back off from 5 ms to
+ * 1000 s per object (controller-runtime's default), capped by the progress deadline.
  */
-export function createObjectSetController(o: ObjectSetControllerOptions): Controller {
+export function createObjectSetController(o: ObjectSetControllerOptions): ObjectSetController {
   const lookup = (name: string): ClusterObjectSet | undefined => {
     const cached = o.informer.get(name);
     if (cached === undefined) return undefined;
     const parsed = parseClusterObjectSet(cached);
     return parsed.ok ? parsed.value : undefined;
   };
-  return new Controller({
+  const objects = new RevisionObjectWatches({ enqueue: (name) => controller.enqueue(name), log: o.log, registry: o.registry, backoff: o.backoff });
+  const controller = new Controller({
     name: OBJECT_SET_CONTROLLER_NAME,
-    reconciler: clusterObjectSetReconciler(o.ports, o),
+    reconciler: clusterObjectSetReconciler({ ...o.ports, watches: objects }, o),
     log: o.log,
     ...(o.registry === undefined ? {} : { registry: o.registry }),
     watches: [{ informer: o.informer, keys: objectSetKeys }],
     rateLimiter: new DeadlineAwareRateLimiter(new ExponentialFailureRateLimiter(5, 1_000_000), lookup, o.clock),
     ...(o.concurrency === undefined ? {} : { concurrency: o.concurrency }),
   });
-}
-
-/**
- * Queues the Active revisions of an extension (by the owner-name label, from the informer's
- * cache) on `controller`: what the extension's drift watches call when one of its objects
- * drifted or its health changed, as upstream's revisions are reconciled on their objects' events.
- */
-export function revisionsOf(informer: Pick<Informer<KubeObject>, 'list'>, controller: Pick<Controller, 'enqueue'>): (extension: string) => void {
-  return (extension) => {
-    for (const set of informer.list()) {
-      if (set.metadata.labels?.[OWNER_NAME_LABEL] !== extension) continue;
-      if ((set['spec'] as { lifecycleState?: string } | undefined)?.lifecycleState === 'Archived') continue;
-      controller.enqueue(set.metadata.name ?? '');
-    }
+  return {
+    run: async (signal) => {
+      // A revision gone from the cluster is watched no more.
+      const unsubscribe = o.informer.addHandler((type, obj) => {
+        if (type === 'delete') objects.forget(obj.metadata.name ?? '');
+      });
+      await Promise.all([controller.run(signal), objects.run(signal)]);
+      unsubscribe();
+    },
+    enqueue: (name) => controller.enqueue(name),
   };
 }

@@ -20,6 +20,9 @@ export const REVISION_ANNOTATION = `${GROUP}/revision`;
 /** Label naming the manager of every object a revision writes. */
 const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 
+/** The label selector of every object a revision writes. */
+export const MANAGED_BY_SELECTOR = `${MANAGED_BY_LABEL}=${OBJECT_SET_FIELD_MANAGER}`;
+
 /** Who is the controller of an object, seen from one revision. */
 export type ControlSituation = 'IsController' | 'SiblingIsController' | 'UnknownController' | 'NoController';
 

@@ -21,8 +21,10 @@ import { addFinalizers, isDeleting, removeFinalizer, type ReconcileContext, type
 import { errorMessage } from '../../shared/errors/index.ts';
 import type { KubeClient } from '../../shared/kube/index.ts';
 import { sameExtensionController } from './authority.ts';
+import { MANAGED_BY_SELECTOR } from './ownership.ts';
 import { firstMissingKind, systemObjectsMessage } from './preflight.ts';
 import type { RevisionWriter, WriterFor } from './writer.ts';
+import type { RevisionObjectWatches } from './watches.ts';
 import {
   markArchived,
   markNotProgressing,
@@ -54,8 +56,8 @@ const VALIDATION_RETRY_MS = 10_000;
 const TEARDOWN_RETRY_MS = 5_000;
 
 /**
- * Default delay before probes are looked at again while a revision rolls out. Upstream is
- * woken by watches of the applied objects; this controller polls instead.
+ * Default delay before probes are looked at again while a revision rolls out: its objects'
+ * watches (watches.ts) wake it sooner when one of them changes.
  */
 const DEFAULT_PROBE_REQUEUE_MS = 10_000;
 
@@ -222,6 +224,43 @@ export function loadStep(d: { client: ObjectSetClient; systemNamespace?: string 
         }
       }
       s.loaded = { phases: loaded.phases, siblings: loaded.siblings };
+      return undefined;
+    },
+  };
+}
+
+/** The watches of the revisions' objects (watches.ts), as the steps use them. */
+type ObjectWatches = Pick<RevisionObjectWatches, 'track' | 'forget'>;
+
+/** A revision being deleted, archived or left alone has its objects' watches stopped (before the other steps). */
+export function unwatchStep(d: { watches: ObjectWatches }): Step<ObjectSetState> {
+  return {
+    name: 'unwatch',
+    run: (s) => {
+      if (isDeleting(s.cos) || s.cos.spec.lifecycleState === LifecycleState.Archived) d.watches.forget(s.cos.metadata.name);
+      return undefined;
+    },
+  };
+}
+
+/**
+ * An active revision's objects are watched before they are applied (as upstream establishes its
+ * watches first), as the identity that writes them, selected by the labels the rollout writes.
+ */
+export function watchStep(d: { watches: ObjectWatches }): Step<ObjectSetState> {
+  // After `archive`: an archived revision never gets here.
+  return {
+    name: 'watch',
+    run: async (s): Promise<StepOutcome> => {
+      const { phases } = loadedOf(s);
+      const writer = writerOf(s);
+      const name = s.cos.metadata.name;
+      const watcher =
+        writer.extension === undefined
+          ? { identity: 'user', client: writer.client, selector: MANAGED_BY_SELECTOR }
+          : { identity: `extension/${writer.extension}`, client: writer.client, selector: `${OWNER_NAME_LABEL}=${writer.extension}` };
+      const objects = phases.flatMap((p) => p.objects.map((o) => o.manifest));
+      await d.watches.track(name, watcher, objects, s.signal);
       return undefined;
     },
   };

@@ -1,0 +1,149 @@
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLUSTER_OBJECT_SET } from '../../shared/api/index.ts';
+import { Informer, clientListWatch, type KubeObject } from '../../shared/kube/index.ts';
+import { fakeCluster, type FakeCluster } from '../../../test/support/fake-cluster.ts';
+import { createObjectSetController } from './controller.ts';
+import { RevisionObjectWatches, revisionsOfEvent, watchTargets } from './watches.ts';
+import { everyRevisionAs } from './writer.ts';
+
+const log = pino({ level: 'silent' });
+const stops: AbortController[] = [];
+afterEach(() => {
+  for (const s of stops.splice(0)) s.abort();
+});
+const leading = (): AbortSignal => {
+  const c = new AbortController();
+  stops.push(c);
+  return c.signal;
+};
+
+const object = (kind: string, name: string, namespace?: string, revision?: string): KubeObject => ({
+  apiVersion: kind === 'ClusterRole' ? 'rbac.authorization.k8s.io/v1' : 'v1',
+  kind,
+  metadata: {
+    name,
+    ...(namespace === undefined ? {} : { namespace }),
+    labels: { 'olm.operatorframework.io/owner-name': 'ext' },
+    ...(revision === undefined
+      ? {}
+      : { ownerReferences: [{ apiVersion: CLUSTER_OBJECT_SET.apiVersion, kind: 'ClusterObjectSet', name: revision, uid: 'u', controller: true }] }),
+  },
+});
+
+const namespaced = (type: { kind: string }): Promise<boolean> => Promise.resolve(type.kind !== 'ClusterRole');
+
+describe('watchTargets', () => {
+  it('one per identity, kind and namespace; cluster-scoped kinds cluster-wide; unresolved kinds left out', async () => {
+    const objects = [
+      object('ConfigMap', 'a', 'ns'),
+      object('ConfigMap', 'b', 'ns'),
+      object('ConfigMap', 'c', 'other'),
+      object('ClusterRole', 'r'),
+      object('Widget', 'w'),
+    ];
+    const targets = await watchTargets(objects, 'extension/ext', (t) => (t.kind === 'Widget' ? Promise.reject(new Error('no kind')) : namespaced(t)));
+    expect([...targets.keys()]).toEqual([
+      'extension/ext|v1/ConfigMap|ns',
+      'extension/ext|v1/ConfigMap|other',
+      'extension/ext|rbac.authorization.k8s.io/v1/ClusterRole|',
+    ]);
+  });
+});
+
+describe('revisionsOfEvent', () => {
+  const at = (revision: string | undefined, digest: string) => ({
+    ...object('ConfigMap', 'a', 'ns'),
+    digest,
+    ...(revision === undefined ? {} : { revision }),
+  });
+  it('maps a deletion or a change to the controlling revision, before and after; creations and no-change updates to none', () => {
+    expect(revisionsOfEvent('delete', at('ext-1', 'd'), undefined)).toEqual(['ext-1']);
+    expect(revisionsOfEvent('update', at('ext-1', 'd2'), at('ext-1', 'd1'))).toEqual(['ext-1']);
+    expect(revisionsOfEvent('update', at('ext-1', 'd'), at('ext-1', 'd'))).toEqual([]);
+    // Taken over by the next revision: both look again.
+    expect(revisionsOfEvent('update', at('ext-2', 'd'), at('ext-1', 'd'))).toEqual(['ext-2', 'ext-1']);
+    expect(revisionsOfEvent('update', at(undefined, 'd2'), at(undefined, 'd1'))).toEqual([]);
+    expect(revisionsOfEvent('add', at('ext-1', 'd'), undefined)).toEqual([]);
+  });
+});
+
+describe('RevisionObjectWatches', () => {
+  function setup(): { fc: FakeCluster; watches: RevisionObjectWatches; queued: string[]; watcher: Parameters<RevisionObjectWatches['track']>[1] } {
+    const fc = fakeCluster();
+    const queued: string[] = [];
+    const watches = new RevisionObjectWatches({ enqueue: (r) => queued.push(r), log });
+    void watches.run(leading());
+    const watcher = { identity: 'extension/ext', client: fc.client, selector: 'olm.operatorframework.io/owner-name=ext' };
+    return { fc, watches, queued, watcher };
+  }
+
+  it('grows and shrinks with the active revisions: an informer runs while some revision needs it', async () => {
+    const { watches, watcher } = setup();
+    await watches.track('ext-1', watcher, [object('ConfigMap', 'a', 'ns'), object('ClusterRole', 'r')]);
+    expect(watches.size).toBe(2);
+    // The next revision shares the ConfigMap watch and adds a namespace.
+    await watches.track('ext-2', watcher, [object('ConfigMap', 'a', 'ns'), object('ConfigMap', 'b', 'other')]);
+    expect(watches.size).toBe(3);
+    expect(watches.watchesOf('ext-2')).toEqual(['extension/ext|v1/ConfigMap|ns', 'extension/ext|v1/ConfigMap|other']);
+    // ext-1 archived: the ClusterRole watch only it needed stops, the shared one stays.
+    watches.forget('ext-1');
+    expect(watches.size).toBe(2);
+    // ext-2's objects leave a namespace: its watch stops.
+    await watches.track('ext-2', watcher, [object('ConfigMap', 'a', 'ns')]);
+    expect(watches.size).toBe(1);
+    watches.forget('ext-2');
+    expect(watches.size).toBe(0);
+    expect(watches.watchesOf('ext-2')).toEqual([]);
+  });
+
+  it("queues the revision an object's change or deletion concerns, only while that revision is tracked", async () => {
+    const { fc, watches, queued, watcher } = setup();
+    const a = object('ConfigMap', 'a', 'ns', 'ext-1');
+    fc.seed(a);
+    fc.seed(object('ConfigMap', 'foreign', 'ns', 'other-1'));
+    await watches.track('ext-1', watcher, [a]);
+    await expect.poll(() => fc.calls.filter((c) => c.startsWith('watch ConfigMap')).length).toBe(1);
+    expect(queued).toEqual([]);
+    fc.edit(a, (live) => void (live['data'] = { k: 'changed' }));
+    await expect.poll(() => queued).toEqual(['ext-1']);
+    // An object of a revision not tracked here queues nothing.
+    fc.edit(object('ConfigMap', 'foreign', 'ns'), (live) => void (live['data'] = { k: 'changed' }));
+    await fc.client.delete({ apiVersion: 'v1', kind: 'ConfigMap', name: 'a', namespace: 'ns' });
+    await expect.poll(() => queued).toEqual(['ext-1', 'ext-1']);
+    watches.forget('ext-1');
+    expect(fc.calls.filter((c) => c.startsWith('watch ConfigMap')).length).toBe(1);
+  });
+});
+
+describe('the ClusterObjectSet controller with its own watches', () => {
+  it('puts back an object of a succeeded revision deleted behind its back, with no routing from outside', async () => {
+    const fc = fakeCluster();
+    const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'ns' }, data: { k: 'v' } };
+    fc.seed({
+      apiVersion: CLUSTER_OBJECT_SET.apiVersion,
+      kind: CLUSTER_OBJECT_SET.kind,
+      metadata: {
+        name: 'ext-1',
+        generation: 1,
+        creationTimestamp: new Date().toISOString(),
+        labels: { 'olm.operatorframework.io/owner-name': 'ext' },
+      },
+      spec: { lifecycleState: 'Active', revision: 1, collisionProtection: 'Prevent', phases: [{ name: 'only', objects: [{ object: configMap }] }] },
+    });
+    const informer = new Informer<KubeObject>({ name: 'clusterobjectsets', source: clientListWatch(fc.client, CLUSTER_OBJECT_SET), log });
+    const controller = createObjectSetController({ ports: { client: fc.client, writerFor: everyRevisionAs(fc.client) }, informer, log });
+    const signal = leading();
+    void informer.run(signal);
+    void controller.run(signal);
+    const succeeded = (): string | undefined =>
+      (
+        fc.live({ kind: 'ClusterObjectSet', metadata: { name: 'ext-1' } })?.['status'] as
+          { conditions?: { type: string; status: string }[] } | undefined
+      )?.conditions?.find((c) => c.type === 'Succeeded')?.status;
+    await expect.poll(succeeded).toBe('True');
+    expect(fc.live(configMap)).toBeDefined();
+    await fc.client.delete({ apiVersion: 'v1', kind: 'ConfigMap', name: 'settings', namespace: 'ns' });
+    await expect.poll(() => fc.live(configMap)?.['data']).toEqual({ k: 'v' });
+  });
+});
