@@ -12,7 +12,7 @@ import { CLUSTER_CATALOG, CLUSTER_EXTENSION } from '../../pkg/shared/api/index.t
 import { BUNDLE_IMAGE_LIMITS } from '../../pkg/shared/image/index.ts';
 import { parseClusterVersion } from '../../pkg/operator-controller/gating/index.ts';
 import type { KubeClient, KubeContext, KubeObject } from '../../pkg/shared/kube/index.ts';
-import { ensureBundle, newSessionSecrets, packageWiseCatalog, startConsole } from '../../pkg/olmv1/console/index.ts';
+import { consoleWatches, ensureBundle, newSessionSecrets, packageWiseCatalog, startConsole } from '../../pkg/olmv1/console/index.ts';
 import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, createKubeconfigLookup, type KubeconfigLookup } from './cluster-access.ts';
 import { runCatalogAdd, runCatalogRemove } from './catalog-admin.ts';
 import { runReleaseRollback } from './release-rollback.ts';
@@ -116,11 +116,13 @@ export async function runConsole(args: string[], io: CommandIO, deps: ConsoleDep
     try {
       const assetsDir = await ensureBundle({ cacheDir: deps.cacheDir, lockFile: deps.lockFile });
       const secrets = newSessionSecrets(() => randomBytes(32).toString('base64url'));
+      const log = pino({ level: 'warn' }, pino.destination(2));
       const running = await startConsole({
         port,
         secrets,
         assetsDir,
-        log: pino({ level: 'warn' }, pino.destination(2)),
+        log,
+        watches: consoleWatches({ client: kube.client, systemNamespace, log }),
         catalogTtlMs: 30_000,
         now: () => Date.now(),
         sources: {

@@ -3,3 +3,4 @@ export { ensureBundle } from './bundle.ts';
 export { startConsole } from './server.ts';
 export { newSessionSecrets } from './security.ts';
 export { packageWiseCatalog } from './catalog-source.ts';
+export { consoleWatches } from './watches.ts';

@@ -17,7 +17,7 @@ export {
 export { deployedRelease } from './types.ts';
 export { Manifest, identityOf, manifestLine, type ObjectSequence } from './manifest.ts';
 export type { ManifestSpill } from './manifest-bytes.ts';
-export { Label, keyLabelValue, releaseKey } from './naming.ts';
+export { Label, RECORD_OWNER, keyLabelValue, releaseKey } from './naming.ts';
 export { createReleaseStore } from './store.ts';
 export { isReleaseName } from './naming.ts';
 export { ReleaseStatus, type HistoryOptions, type Release, type ReleaseBundle, type ReleaseStore, type ReleaseSummary } from './types.ts';

@@ -1,0 +1,327 @@
+/**
+ * The console's routes (routes.ts): the page, the session, the live change stream (live.ts) and
+ * the JSON API over the catalogs, ClusterCatalogs, ClusterExtensions and the cluster-upgrade gate,
+ * each answered through the injected sources as the signed-in user.
+ */
+import type { ServerResponse } from 'node:http';
+import { z } from 'zod';
+import { errorMessage } from '../../shared/errors/index.ts';
+import { deployedRelease } from '../../operator-controller/release/index.ts';
+import { extensionDetail, extensionRow, releaseObjectsView, uninstallPreview } from './extensions.ts';
+import { headBundleImage, packageDetail, packageIcon, type HubTile } from './hub-index.ts';
+import { installCommandLine, parseInstallForm } from './install-form.ts';
+import { crdDeletionOutcome, uninstallCrdsArgs } from './crd-deletion.ts';
+import type { SessionSecrets } from './security.ts';
+import {
+  catalogAddArgs,
+  catalogRemoveArgs,
+  catalogView,
+  failureText,
+  rollbackArgs,
+  upgradeApproveArgs,
+  upgradePlanArgs,
+  validName,
+} from './admin.ts';
+import { route, type Route } from './routes.ts';
+import { streamChanges, type ChangeFeed } from './live.ts';
+import { historyOf, installedPackages, readReleaseObjects } from './reads.ts';
+import type { ConsoleCatalog, ConsoleSources } from './sources.ts';
+
+/** What the routes share with the server. */
+interface RouteContext {
+  sources: ConsoleSources;
+  secrets: SessionSecrets;
+  feed: ChangeFeed;
+  /** The catalogs read (cached for a while) and their hub tiles. */
+  hub(): Promise<{ catalogs: Map<string, ConsoleCatalog>; tiles: HubTile[]; problems: string[] }>;
+  /** Drops the cached catalogs (after a ClusterCatalog is added or removed). */
+  dropHub(): void;
+  page: string;
+}
+
+/** A JSON object body; its fields are checked by the route's own parser. */
+const anyObject = z.record(z.string(), z.unknown());
+const uninstallBody = z.object({
+  uid: z.string({ error: 'the uid of the ClusterExtension previewed is required' }).min(1, 'the uid of the ClusterExtension previewed is required'),
+  deleteCrds: z
+    .string({ error: 'deleteCrds: the digest of the CustomResourceDefinitions previewed' })
+    .min(1, 'deleteCrds: the digest of the CustomResourceDefinitions previewed')
+    .optional(),
+});
+
+const NOT_AN_EXTENSION = { error: 'not a ClusterExtension name' };
+
+/** The console's route table. */
+export function consoleRoutes(c: RouteContext): Route[] {
+  const { sources } = c;
+  const read = (): AbortSignal => AbortSignal.timeout(60_000);
+  return [
+    route({ method: 'GET', path: '/', handle: async ({ res }) => send(res, 200, 'text/html; charset=utf-8', c.page) }),
+    route({ method: 'GET', path: '/index.html', handle: async ({ res }) => send(res, 200, 'text/html; charset=utf-8', c.page) }),
+    route({
+      method: 'GET',
+      path: '/api/session',
+      handle: async ({ res }) => json(res, 200, { csrfToken: c.secrets.csrfToken, iconKey: c.secrets.iconKey }),
+    }),
+    route({ method: 'GET', path: '/api/events', handle: async ({ res }) => streamChanges(c.feed, res) }),
+    route({
+      method: 'GET',
+      path: '/api/hub',
+      handle: async ({ res }) => {
+        const problems: string[] = [];
+        const [h, installed] = await Promise.all([c.hub(), installedPackages(sources, read(), problems)]);
+        json(res, 200, { tiles: h.tiles.map((t) => ({ ...t, installed: installed.has(t.name) })), problems: [...h.problems, ...problems] });
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/api/cluster',
+      handle: async ({ res }) => {
+        const out = await need(sources.clusterStatus, 'status')(read());
+        // 0 allowed, 1 blocked, 3 undecidable: each prints the report; 2 is a failure to read the cluster.
+        if (out.code === 2 || out.stdout.trim() === '') return json(res, 502, { error: failureText(out, 'status') });
+        json(res, 200, { code: out.code, report: JSON.parse(out.stdout) as unknown });
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/api/catalogs',
+      handle: async ({ res }) => {
+        const items = await need(sources.listCatalogObjects, 'catalogs')(read());
+        json(res, 200, { catalogs: items.map(catalogView).sort((a, b) => (a.name < b.name ? -1 : 1)) });
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/api/catalogs',
+      body: anyObject,
+      handle: async ({ res, body }) => {
+        const parsed = catalogAddArgs(body);
+        if (!parsed.ok) return json(res, 400, { error: parsed.error });
+        const out = await need(sources.catalogAdd, 'catalog add')(parsed.args);
+        c.dropHub();
+        if (out.code !== 0) return json(res, 422, { error: failureText(out, 'catalog add') });
+        json(res, 201, { name: parsed.name });
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/api/catalogs/:name/remove',
+      handle: async ({ res, params }) => {
+        const name = params.name ?? '';
+        if (!validName(name)) return json(res, 400, { error: 'not a ClusterCatalog name' });
+        const out = await need(sources.catalogRemove, 'catalog remove')(catalogRemoveArgs(name));
+        c.dropHub();
+        if (out.code !== 0) return json(res, 422, { error: failureText(out, 'catalog remove') });
+        json(res, 202, { deleting: true });
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/api/install',
+      body: anyObject,
+      handle: async ({ res, body }) => {
+        const parsed = parseInstallForm(body);
+        if (!parsed.ok) return json(res, 400, { error: parsed.error });
+        const cat = (await c.hub()).catalogs.get(parsed.form.catalog);
+        if (cat === undefined || !cat.packageNames.includes(parsed.form.package)) return json(res, 404, { error: 'no such package' });
+        const dryRun = body.dryRun === true;
+        const out = await sources.install(installCommandLine(parsed.form, dryRun), AbortSignal.timeout(300_000));
+        if (out.code !== 0) return json(res, 422, { error: out.stderr.trim() || `olmv1 install exited with ${out.code}`, log: out.stderr });
+        json(res, dryRun ? 200 : 201, { yaml: dryRun ? out.stdout : '', log: out.stderr, name: parsed.form.name });
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/api/extensions',
+      handle: async ({ res }) => json(res, 200, { extensions: (await sources.listExtensions(read())).map(extensionRow) }),
+    }),
+    route({ method: 'GET', path: '/api/extensions/:name', handle: async ({ res, params }) => extension(c, res, params.name ?? '', false) }),
+    route({
+      method: 'GET',
+      path: '/api/extensions/:name/uninstall-preview',
+      handle: async ({ res, params }) => extension(c, res, params.name ?? '', true),
+    }),
+    route({
+      method: 'GET',
+      path: '/api/extensions/:name/plan',
+      handle: async ({ res, params }) => {
+        const name = params.name ?? '';
+        if (!validName(name)) return json(res, 400, NOT_AN_EXTENSION);
+        const out = await need(sources.upgradePlan, 'upgrade plan')(upgradePlanArgs(name, []));
+        // Exit 1 with a plan on stdout: the plan says why (its error); without one, stderr does.
+        if (out.stdout.trim() === '') return json(res, 422, { error: failureText(out, 'upgrade plan') });
+        json(res, 200, { plan: JSON.parse(out.stdout) as unknown, text: out.text ?? '', log: out.stderr });
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/api/extensions/:name/crd-deletion',
+      handle: async ({ res, params }) => {
+        const name = params.name ?? '';
+        if (!validName(name)) return json(res, 400, NOT_AN_EXTENSION);
+        const out = crdDeletionOutcome(await need(sources.uninstall, 'uninstall')(uninstallCrdsArgs(name, false)));
+        if (!out.ok) return json(res, 422, { error: out.error });
+        json(res, 200, { preview: out.view, log: out.log });
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/api/extensions/:name/objects',
+      handle: async ({ res, params }) => {
+        const name = params.name ?? '';
+        if (!validName(name)) return json(res, 400, NOT_AN_EXTENSION);
+        const signal = read();
+        const release = deployedRelease((await historyOf(sources, name, signal)).releases);
+        const reads = release === undefined ? [] : await readReleaseObjects(sources, release, signal);
+        json(res, 200, releaseObjectsView(release, reads));
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/api/extensions/:name/uninstall',
+      body: uninstallBody,
+      handle: async ({ res, params, body }) => uninstall(sources, res, params.name ?? '', body),
+    }),
+    route({
+      method: 'POST',
+      path: '/api/extensions/:name/approve',
+      body: anyObject,
+      handle: async ({ res, params, body }) => {
+        const name = params.name ?? '';
+        if (!validName(name)) return json(res, 400, NOT_AN_EXTENSION);
+        const parsed = upgradeApproveArgs(name, body.version, []);
+        if (!parsed.ok) return json(res, 400, { error: parsed.error });
+        const out = await need(sources.upgradeApprove, 'upgrade approve')(parsed.args);
+        if (out.code !== 0) return json(res, 422, { error: failureText(out, 'upgrade approve') });
+        json(res, 200, { approved: out.stdout.trim(), log: out.stderr });
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/api/extensions/:name/rollback',
+      body: anyObject,
+      handle: async ({ res, params, body }) => {
+        const name = params.name ?? '';
+        if (!validName(name)) return json(res, 400, NOT_AN_EXTENSION);
+        const parsed = rollbackArgs(name, body.revision);
+        if (!parsed.ok) return json(res, 400, { error: parsed.error });
+        const out = await need(sources.rollback, 'release rollback')(parsed.args);
+        // The command's refusal as it prints it (unsafe CRD change, no catalog offers the bundle, ...).
+        if (out.code !== 0) return json(res, 422, { error: failureText(out, 'release rollback') });
+        json(res, 200, { report: out.stdout, log: out.stderr });
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/api/packages/:catalog/:pkg/rbac',
+      handle: async ({ res, params, query }) => {
+        const pkg = params.pkg ?? '';
+        const cat = await catalogOf(c, params.catalog ?? '', pkg);
+        if (cat === undefined) return json(res, 404, { error: 'no such package' });
+        const ns = query.get('namespace') ?? '';
+        if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(ns)) return json(res, 400, { error: 'namespace: a DNS label' });
+        const image = headBundleImage(await cat.load(pkg), pkg);
+        if (image === '') return json(res, 422, { error: 'the package has no head bundle image' });
+        const out = await need(sources.bundleRbac, 'rbac')(image, ns, `${pkg}-installer`.slice(0, 253));
+        if (out.code !== 0) return json(res, 422, { error: `head bundle image ${image}: ${failureText(out, 'rbac')}`, image });
+        json(res, 200, { image, yaml: out.stdout, warnings: out.stderr });
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/api/packages/:catalog/:pkg',
+      handle: async ({ res, params }) => {
+        const { catalog = '', pkg = '' } = params;
+        const cat = await catalogOf(c, catalog, pkg);
+        if (cat === undefined) return json(res, 404, { error: 'no such package' });
+        const dc = await cat.load(pkg);
+        const installed = await installedPackages(sources, read(), []);
+        json(res, 200, { ...packageDetail(catalog, pkg, dc), installed: installed.has(pkg) });
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/api/icons/:catalog/:pkg',
+      handle: async ({ res, params }) => {
+        const pkg = params.pkg ?? '';
+        const cat = await catalogOf(c, params.catalog ?? '', pkg);
+        if (cat === undefined) return json(res, 404, { error: 'no such package' });
+        const icon = packageIcon(await cat.load(pkg), pkg);
+        if (icon === undefined) return json(res, 404, { error: 'no icon' });
+        // Opened directly, an SVG would be a document: a sandbox without script keeps it an image.
+        res.setHeader('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; sandbox");
+        res.setHeader('cache-control', 'private, max-age=300');
+        send(res, 200, icon.mediatype, icon.data);
+      },
+    }),
+  ];
+}
+
+async function catalogOf(c: RouteContext, catalog: string, pkg: string): Promise<ConsoleCatalog | undefined> {
+  const cat = (await c.hub()).catalogs.get(catalog);
+  return cat !== undefined && cat.packageNames.includes(pkg) ? cat : undefined;
+}
+
+/** An extension's detail page, or (preview) what uninstalling it removes. */
+async function extension(c: RouteContext, res: ServerResponse, name: string, preview: boolean): Promise<void> {
+  const { sources } = c;
+  const signal = AbortSignal.timeout(60_000);
+  const obj = await sources.getExtension(name, signal);
+  const problems: string[] = [];
+  const part = <T>(what: string, p: Promise<T>, none: T): Promise<T> =>
+    p.catch((e: unknown) => {
+      problems.push(`${what}: ${errorMessage(e)}`);
+      return none;
+    });
+  const revisions = await part('release history', historyOf(sources, name, signal), { releases: [], objectSets: undefined });
+  const history = revisions.releases;
+  if (!preview) {
+    const events = await part('Events', sources.extensionEvents(name, signal), []);
+    return json(res, 200, extensionDetail(obj, sources.installState(obj), events, history, problems, revisions.objectSets));
+  }
+  const [crds, installer] = await Promise.all([
+    part('CustomResourceDefinitions', sources.crdPreview(name, signal), undefined),
+    part('installer ServiceAccount and RBAC', sources.installerObjects(name, signal), []),
+  ]);
+  json(res, 200, uninstallPreview(obj, history, crds, installer, problems));
+}
+
+/** Deletes the extension previewed (its uid); opted in, the CRDs previewed (their digest) too, through `olmv1 uninstall --delete-crds --yes`. */
+async function uninstall(sources: ConsoleSources, res: ServerResponse, name: string, body: z.infer<typeof uninstallBody>): Promise<void> {
+  if (body.deleteCrds === undefined) {
+    await sources.deleteExtension(name, body.uid, AbortSignal.timeout(60_000));
+    return json(res, 202, { deleting: true });
+  }
+  if (!validName(name)) return json(res, 400, NOT_AN_EXTENSION);
+  const run = need(sources.uninstall, 'uninstall');
+  const now = crdDeletionOutcome(await run(uninstallCrdsArgs(name, false)));
+  if (!now.ok) return json(res, 422, { error: now.error });
+  if (now.view.digest !== body.deleteCrds)
+    return json(res, 409, {
+      error: 'the CustomResourceDefinitions or their custom resources changed since the preview; nothing was deleted: review the preview again',
+      preview: now.view,
+    });
+  // Preconditioned on the uid previewed, as without the option; the command then waits for it to go and deletes the CRDs.
+  await sources.deleteExtension(name, body.uid, AbortSignal.timeout(60_000));
+  if (now.view.customResourceDefinitions.length === 0) return json(res, 202, { deleting: true, deleted: now.view });
+  const done = crdDeletionOutcome(await run(uninstallCrdsArgs(name, true)));
+  if (!done.ok) return json(res, 422, { error: `ClusterExtension ${name} is being uninstalled, but: ${done.error}` });
+  json(res, 200, { deleting: true, deleted: done.view, log: done.log });
+}
+
+/** An optional source, or a 501 saying which command this console cannot run. */
+function need<A extends unknown[], R>(f: ((...a: A) => Promise<R>) | undefined, command: string): (...a: A) => Promise<R> {
+  if (f === undefined) return () => Promise.reject(Object.assign(new Error(`this console cannot run olmv1 ${command}`), { status: 501 }));
+  return f;
+}
+
+export function json(res: ServerResponse, status: number, body: unknown): void {
+  send(res, status, 'application/json; charset=utf-8', JSON.stringify(body));
+}
+
+export function send(res: ServerResponse, status: number, type: string, body: string | Buffer): void {
+  res.statusCode = status;
+  res.setHeader('content-type', type);
+  res.end(body);
+}

@@ -1,0 +1,71 @@
+/** What the console reads and writes through: every call acts as the signed-in user. */
+import type { DeclarativeConfig } from '../../shared/fbc/index.ts';
+import type { DeletionPreview } from '../crd-deletion/index.ts';
+import type { Release } from '../../operator-controller/release/index.ts';
+import type { ExtensionHistory } from '../../operator-controller/revisions/index.ts';
+import type { InstallProgress } from './extensions.ts';
+import type { CommandRun } from './admin.ts';
+
+/** A catalog's content, loadable one package at a time. */
+export interface ConsoleCatalog {
+  packageNames: readonly string[];
+  /** One package's content (catalogd's per-package answer, or a part of content already read). */
+  load(pkg: string): DeclarativeConfig | Promise<DeclarativeConfig>;
+}
+
+/** Where the console reads from; every call acts as the user of the kubeconfig. */
+export interface ConsoleSources {
+  /** The ClusterCatalogs with their content URL, or why they are not served. */
+  listCatalogs(signal: AbortSignal): Promise<{ name: string; baseURL: string | { error: string } }[]>;
+  /** Reads a catalog's content from catalogd. */
+  loadCatalog(name: string, baseURL: string, signal: AbortSignal): Promise<ConsoleCatalog>;
+  /** The ClusterExtension objects. */
+  listExtensions(signal: AbortSignal): Promise<unknown[]>;
+  /** One ClusterExtension; rejects with the API server's error (status 404 when there is none). */
+  getExtension(name: string, signal: AbortSignal): Promise<unknown>;
+  /** The Events about a ClusterExtension. */
+  extensionEvents(name: string, signal: AbortSignal): Promise<unknown[]>;
+  /** Its release records, newest first (as `olmv1 release history` reads them). */
+  releaseHistory(name: string, signal: AbortSignal): Promise<Release[]>;
+  /**
+   * Its revisions, newest first, from its ClusterObjectSets when it has any (BoxcutterRuntime),
+   * else its release records, as `olmv1 release history` reads them (pkg/operator-controller/revisions). When
+   * given, read instead of releaseHistory.
+   */
+  revisionHistory?(name: string, signal: AbortSignal): Promise<ExtensionHistory>;
+  /** Its CustomResourceDefinitions with their custom resources (as `olmv1 uninstall --delete-crds` previews them). */
+  crdPreview(name: string, signal: AbortSignal): Promise<DeletionPreview>;
+  /** `Kind namespace/name` of the ServiceAccount and RBAC `olmv1 install` created for it. */
+  installerObjects(name: string, signal: AbortSignal): Promise<string[]>;
+  /** Deletes the ClusterExtension, preconditioned on `uid`; rejects with the API server's error. */
+  deleteExtension(name: string, uid: string, signal: AbortSignal): Promise<void>;
+  /** Where the install of a ClusterExtension object stands (as `olmv1 install` judges it while it waits). */
+  installState(obj: unknown): InstallProgress;
+  /**
+   * Runs `olmv1 uninstall` with these arguments (after `uninstall`) as the user: with
+   * `--delete-crds`, the preview (`-o json`) and, with `--yes`, the deletion of the CRDs.
+   */
+  uninstall?(args: string[]): Promise<CommandRun>;
+  /** Runs `olmv1 install` with these arguments (after `install`) as the user; its exit code and output. */
+  install(args: string[], signal: AbortSignal): Promise<{ code: number; stdout: string; stderr: string }>;
+  /** Runs `olmv1 status -o json` as the user (the cluster-upgrade gate). */
+  clusterStatus?(signal: AbortSignal): Promise<CommandRun>;
+  /** The ClusterCatalog objects. */
+  listCatalogObjects?(signal: AbortSignal): Promise<unknown[]>;
+  /** Runs `olmv1 catalog add` with these arguments (after `catalog add`) as the user. */
+  catalogAdd?(args: string[]): Promise<CommandRun>;
+  /** Runs `olmv1 catalog remove` with these arguments as the user. */
+  catalogRemove?(args: string[]): Promise<CommandRun>;
+  /** Runs `olmv1 upgrade plan` with these arguments as the user. */
+  upgradePlan?(args: string[]): Promise<CommandRun & { text?: string }>;
+  /** Runs `olmv1 upgrade approve` with these arguments as the user. */
+  upgradeApprove?(args: string[]): Promise<CommandRun>;
+  /** True when objects of this kind are namespaced (discovery, as the user); rejects with the API server's error. */
+  objectScope?(type: { apiVersion: string; kind: string }, signal: AbortSignal): Promise<boolean>;
+  /** One object (of a release), read as the user; rejects with the API server's error (its `status`). */
+  getObject?(ref: { apiVersion: string; kind: string; name: string; namespace: string }, signal: AbortSignal): Promise<unknown>;
+  /** Runs `olmv1 release rollback` with these arguments (after `rollback`) as the user. */
+  rollback?(args: string[]): Promise<CommandRun>;
+  /** The RBAC `olmv1 rbac` computes for the bundle `image` (YAML on stdout, warnings on stderr). */
+  bundleRbac?(image: string, installNamespace: string, serviceAccount: string): Promise<CommandRun>;
+}

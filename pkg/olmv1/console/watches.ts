@@ -1,0 +1,60 @@
+/**
+ * The watches behind the console's live updates (live.ts), as the signed-in user: the
+ * ClusterExtensions, their Events, their revisions (ClusterObjectSets, and the release records in
+ * the system namespace) and the ClusterCatalogs. A kind the user may not watch is retried with
+ * backoff by its informer and simply sends nothing.
+ */
+import type { Logger } from 'pino';
+import { CLUSTER_CATALOG, CLUSTER_EXTENSION, CLUSTER_OBJECT_SET } from '../../shared/api/index.ts';
+import { Informer, clientListWatch, stripManagedFields, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
+import { Label, RECORD_OWNER } from '../../operator-controller/release/index.ts';
+import type { ChangeTopic, StartWatches } from './live.ts';
+
+interface Watched {
+  type: { apiVersion: string; kind: string };
+  scope: { namespace?: string; labelSelector?: string; fieldSelector?: string };
+  topic: ChangeTopic;
+  /** The name a change is about (an Event's object; else the object's own). */
+  about?(obj: KubeObject): string;
+}
+
+/** Starts informers over `client` (the user's) for what the console's pages show. */
+export function consoleWatches(o: { client: KubeClient; systemNamespace: string; log: Logger }): StartWatches {
+  const watched: Watched[] = [
+    { type: CLUSTER_EXTENSION, scope: {}, topic: 'extensions' },
+    // Cluster-scoped objects' Events are in namespace default (as client-go and operator-controller record them).
+    {
+      type: { apiVersion: 'v1', kind: 'Event' },
+      scope: { namespace: 'default', fieldSelector: 'involvedObject.kind=ClusterExtension' },
+      topic: 'extensions',
+      about: (obj) => {
+        const involved = (obj as { involvedObject?: { name?: unknown } }).involvedObject?.name;
+        return typeof involved === 'string' ? involved : '';
+      },
+    },
+    { type: CLUSTER_OBJECT_SET, scope: {}, topic: 'extensions' },
+    {
+      type: { apiVersion: 'v1', kind: 'Secret' },
+      scope: { namespace: o.systemNamespace, labelSelector: `${Label.owner}=${RECORD_OWNER}` },
+      topic: 'extensions',
+      about: (obj) => obj.metadata.labels?.name ?? '',
+    },
+    { type: CLUSTER_CATALOG, scope: {}, topic: 'catalogs' },
+  ];
+  return (emit, signal) => {
+    for (const w of watched) {
+      const informer = new Informer<KubeObject>({
+        name: `console-${w.type.kind.toLowerCase()}s`,
+        source: clientListWatch(o.client, { apiVersion: w.type.apiVersion, kind: w.type.kind }, w.scope),
+        log: o.log,
+        transform: stripManagedFields,
+      });
+      informer.addHandler((type, obj, old) => {
+        // The first list's adds and the periodic resyncs (the same object again) are no change.
+        if (!informer.hasSynced || (type === 'update' && obj === old)) return;
+        emit({ topic: w.topic, kind: w.type.kind, name: w.about?.(obj) ?? obj.metadata.name ?? '' });
+      });
+      void informer.run(signal);
+    }
+  };
+}
