@@ -79,6 +79,7 @@ export function clusterObjectSetReconciler(p: ObjectSetPorts, o: ObjectSetReconc
       archiveStep(),
       ...(p.watches === undefined ? [] : [watchStep({ watches: p.watches })]),
       rolloutStep({ client: p.client, ...(o.probeRequeueMs === undefined ? {} : { probeRequeueMs: o.probeRequeueMs }) }),
+      ...(p.watches === undefined ? [] : [watchStep({ watches: p.watches }, 'rewatch')]),
     ],
     ...(o.registry === undefined ? {} : { stepTimer: stepDurationTimer(o.registry, OBJECT_SET_CONTROLLER_NAME) }),
   });

@@ -245,12 +245,13 @@ export function unwatchStep(d: { watches: ObjectWatches }): Step<ObjectSetState>
 
 /**
  * An active revision's objects are watched before they are applied (as upstream establishes its
- * watches first), as the identity that writes them, selected by the labels the rollout writes.
+ * watches first), as the identity that writes them, selected by the labels the rollout writes;
+ * again once it completed (`rewatch`), for the kinds a CRD of an earlier phase defined meanwhile.
  */
-export function watchStep(d: { watches: ObjectWatches }): Step<ObjectSetState> {
+export function watchStep(d: { watches: ObjectWatches }, name = 'watch'): Step<ObjectSetState> {
   // After `archive`: an archived revision never gets here.
   return {
-    name: 'watch',
+    name,
     run: async (s): Promise<StepOutcome> => {
       const { phases } = loadedOf(s);
       const writer = writerOf(s);
