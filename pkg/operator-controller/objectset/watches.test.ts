@@ -116,34 +116,86 @@ describe('RevisionObjectWatches', () => {
   });
 });
 
+/** Runs the ClusterObjectSet controller with its own watches over `fc` (`client`: the writer's, default fc's). */
+function runController(fc: FakeCluster, client = fc.client): void {
+  const informer = new Informer<KubeObject>({ name: 'clusterobjectsets', source: clientListWatch(fc.client, CLUSTER_OBJECT_SET), log });
+  const controller = createObjectSetController({ ports: { client: fc.client, writerFor: everyRevisionAs(client) }, informer, log });
+  const signal = leading();
+  void informer.run(signal);
+  void controller.run(signal);
+}
+
+/** Seeds revision `ext-1` with `phases` (and `finalizers`). */
+function seedRevision(fc: FakeCluster, phases: { name: string; objects: { object: KubeObject }[] }[], finalizers?: string[]): void {
+  fc.seed({
+    apiVersion: CLUSTER_OBJECT_SET.apiVersion,
+    kind: CLUSTER_OBJECT_SET.kind,
+    metadata: {
+      name: 'ext-1',
+      generation: 1,
+      creationTimestamp: new Date().toISOString(),
+      labels: { 'olm.operatorframework.io/owner-name': 'ext' },
+      ...(finalizers === undefined ? {} : { finalizers }),
+    },
+    spec: { lifecycleState: 'Active', revision: 1, collisionProtection: 'Prevent', phases },
+  });
+}
+
+/** The Succeeded condition's status of revision `ext-1`. */
+function succeeded(fc: FakeCluster): string | undefined {
+  const status = fc.live({ kind: 'ClusterObjectSet', metadata: { name: 'ext-1' } })?.['status'] as
+    { conditions?: { type: string; status: string }[] } | undefined;
+  return status?.conditions?.find((c) => c.type === 'Succeeded')?.status;
+}
+
 describe('the ClusterObjectSet controller with its own watches', () => {
   it('puts back an object of a succeeded revision deleted behind its back, with no routing from outside', async () => {
     const fc = fakeCluster();
     const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'ns' }, data: { k: 'v' } };
-    fc.seed({
-      apiVersion: CLUSTER_OBJECT_SET.apiVersion,
-      kind: CLUSTER_OBJECT_SET.kind,
-      metadata: {
-        name: 'ext-1',
-        generation: 1,
-        creationTimestamp: new Date().toISOString(),
-        labels: { 'olm.operatorframework.io/owner-name': 'ext' },
-      },
-      spec: { lifecycleState: 'Active', revision: 1, collisionProtection: 'Prevent', phases: [{ name: 'only', objects: [{ object: configMap }] }] },
-    });
-    const informer = new Informer<KubeObject>({ name: 'clusterobjectsets', source: clientListWatch(fc.client, CLUSTER_OBJECT_SET), log });
-    const controller = createObjectSetController({ ports: { client: fc.client, writerFor: everyRevisionAs(fc.client) }, informer, log });
-    const signal = leading();
-    void informer.run(signal);
-    void controller.run(signal);
-    const succeeded = (): string | undefined =>
-      (
-        fc.live({ kind: 'ClusterObjectSet', metadata: { name: 'ext-1' } })?.['status'] as
-          { conditions?: { type: string; status: string }[] } | undefined
-      )?.conditions?.find((c) => c.type === 'Succeeded')?.status;
-    await expect.poll(succeeded).toBe('True');
+    seedRevision(fc, [{ name: 'only', objects: [{ object: configMap }] }]);
+    runController(fc);
+    await expect.poll(() => succeeded(fc)).toBe('True');
     expect(fc.live(configMap)).toBeDefined();
     await fc.client.delete({ apiVersion: 'v1', kind: 'ConfigMap', name: 'settings', namespace: 'ns' });
     await expect.poll(() => fc.live(configMap)?.['data']).toEqual({ k: 'v' });
+  });
+
+  it('watches a kind a CRD of an earlier phase defined during the rollout, once the revision succeeded in that reconcile', async () => {
+    const fc = fakeCluster();
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.example.com' },
+      spec: {
+        group: 'example.com',
+        names: { kind: 'Widget', plural: 'widgets' },
+        scope: 'Namespaced',
+        versions: [{ name: 'v1', served: true, storage: true }],
+      },
+    };
+    const widget = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'ns' }, spec: { size: 1 } };
+    // Discovery knows Widget only once its CRD exists, as the API server's does.
+    const client = {
+      ...fc.client,
+      resourceFor: (type: Parameters<typeof fc.client.resourceFor>[0], signal?: AbortSignal) =>
+        type.kind === 'Widget' && fc.live(crd) === undefined
+          ? Promise.reject(new Error('no matches for kind "Widget"'))
+          : fc.client.resourceFor(type, signal),
+    };
+    // Made with the finalizer already on (as a user may): the reconcile that rolls it out writes no
+    // metadata, so no event of its own brings another reconcile after the CRD is served.
+    seedRevision(
+      fc,
+      [
+        { name: 'crds', objects: [{ object: crd }] },
+        { name: 'deploy', objects: [{ object: widget }] },
+      ],
+      ['olm.operatorframework.io/teardown'],
+    );
+    runController(fc, client);
+    await expect.poll(() => succeeded(fc)).toBe('True');
+    await expect.poll(() => fc.calls.filter((c) => c.startsWith('watch Widget')).length).toBe(1);
+    await fc.client.delete({ apiVersion: 'example.com/v1', kind: 'Widget', name: 'w', namespace: 'ns' });
+    await expect.poll(() => fc.live(widget)?.['spec']).toEqual({ size: 1 });
   });
 });
