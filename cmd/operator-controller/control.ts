@@ -41,7 +41,6 @@ import {
 import { DependencyGauge, InstalledIndex, type CatalogSource, type DependencyPorts } from '../../pkg/operator-controller/dependencyview/index.ts';
 import { RequirementCache, ServerVersionCache, readServerVersion } from '../../pkg/operator-controller/dependencies/index.ts';
 import { MAX_RECORD_JSON_BYTES, createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
-import { createObjectSetReleases } from '../../pkg/operator-controller/applier/index.ts';
 import { createRevisionReader } from '../../pkg/operator-controller/revisions/index.ts';
 import { StoredVerdictCache } from '../../pkg/operator-controller/crdupgrade/index.ts';
 import {
@@ -362,11 +361,10 @@ function extensionReconciler(
     {
       client: kube.client,
       scoped: p.pause === undefined ? p.scoped : pausingObjectWrites(p.scoped, p.pause),
-      releases:
-        revisions === undefined
-          ? helmReleases
-          : createObjectSetReleases(kube.client, { settled: (name) => p.revisionWrites.idle(name), systemNamespace: o.systemNamespace }),
-      ...(revisions === undefined ? {} : { boxcutter: { systemNamespace: o.systemNamespace, helmReleases } }),
+      releases: helmReleases,
+      ...(revisions === undefined
+        ? {}
+        : { boxcutter: { systemNamespace: o.systemNamespace, settled: (name: string) => p.revisionWrites.idle(name) } }),
       ...(revisions === undefined && built.revisionsServed ? { revisionsServed: { systemNamespace: o.systemNamespace } } : {}),
       recordMemory: built.memory.records,
       catalogs: p.catalogSource,

@@ -114,12 +114,8 @@ function harness(versions: string[]) {
     upgrades: createUpgradeNotices(new Registry()),
     features: { webhookSupport: false, singleOwnNamespaceSupport: false, deploymentConfigSupport: false, bundleReleaseSupport: false },
   } satisfies Omit<ClusterExtensionPorts, 'releases'>;
-  // As control.ts composes them: revisions read as the releases, Helm records only migrated from.
-  const boxcutter = clusterExtensionReconciler({
-    ...common,
-    releases: createObjectSetReleases(own.client),
-    boxcutter: { systemNamespace: SYSTEM_NAMESPACE, helmReleases },
-  });
+  // As control.ts composes them: revisions in ClusterObjectSets, Helm records only migrated from.
+  const boxcutter = clusterExtensionReconciler({ ...common, releases: helmReleases, boxcutter: { systemNamespace: SYSTEM_NAMESPACE } });
   // The Helm runtime over the same records, for the extension installed before the gate.
   const helm = clusterExtensionReconciler({ ...common, releases: helmReleases });
   const ctx = { signal: new AbortController().signal, log: pino({ level: 'silent' }) };

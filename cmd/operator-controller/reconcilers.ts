@@ -4,7 +4,13 @@
  * upstream's main.go lists its ReconcileSteps). run.ts builds the ports; reconciler-level tests
  * build fakes of them and run this same list.
  */
-import { createBoxcutterApplier, createReleaseApplier, listRevisions, newestSummary } from '../../pkg/operator-controller/applier/index.ts';
+import {
+  createBoxcutterApplier,
+  createObjectSetReleases,
+  createReleaseApplier,
+  listRevisions,
+  newestSummary,
+} from '../../pkg/operator-controller/applier/index.ts';
 import { CLUSTER_EXTENSION, parseClusterExtension, type ClusterExtension } from '../../pkg/shared/api/index.ts';
 import { StepReconciler, type Step, type StepTimer } from '../../pkg/shared/controller/index.ts';
 import type { ImageCache } from '../../pkg/shared/image/index.ts';
@@ -28,7 +34,6 @@ import {
   resolveStep,
   validateStep,
   type ExtensionFeatures,
-  type MigratePorts,
   type ExtensionState,
   type ServiceAccountRef,
   type UpgradeNotices,
@@ -48,6 +53,7 @@ export interface ClusterExtensionPorts {
   client: KubeClient;
   /** Clients acting as an extension's installer (its ServiceAccount). */
   scoped: Pick<ScopedClientFactory, 'forServiceAccount' | 'forget'>;
+  /** The Helm release records: the Helm runtime's revisions; under BoxcutterRuntime, what an extension had before the gate. */
   releases: ReleaseStore;
   /** The memory release records are read into (decision 0098: a budget, files for large manifests); none: unbounded, in the heap. */
   recordMemory?: MemoryPort;
@@ -77,8 +83,8 @@ export interface ClusterExtensionPorts {
   /** Automatic upgrades of extensions without the maintenance-window annotation wait for it (`--maintenance-window`, decision 0122); none: any time. */
   maintenanceWindow?: MaintenanceWindow;
   /**
-   * BoxcutterRuntime (decision 0125): revisions are ClusterObjectSets (`releases` reads them),
-   * rolled out by their own controller; Helm release records are only migrated. None: the Helm runtime.
+   * BoxcutterRuntime (decision 0125): revisions are ClusterObjectSets, rolled out by their own
+   * controller; Helm release records are only migrated into revision 1. None: the Helm runtime.
    */
   boxcutter?: BoxcutterPorts;
   /**
@@ -92,8 +98,8 @@ export interface ClusterExtensionPorts {
 interface BoxcutterPorts {
   /** operator-controller's namespace: the Secrets holding revisions' objects. */
   systemNamespace: string;
-  /** The Helm release records an extension had before the gate: migrated into revision 1. */
-  helmReleases: ReleaseStore;
+  /** Resolves once no write of an extension's revisions is in flight (objectset's RevisionWrites): awaited before an uninstall deletes them. */
+  settled?: (extension: string) => Promise<void>;
 }
 
 /** Options besides the ports. */
@@ -111,28 +117,29 @@ interface ClusterExtensionReconcilerOptions {
 
 /** The ClusterExtension reconcile steps, in order. */
 function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Step<ExtensionState>[] {
-  const { client, scoped, drift, events, releases, boxcutter: bc } = p;
+  const { client, scoped, drift, events, releases: helm, boxcutter: bc } = p;
+  // The extension's revisions as the steps read them; written only through the applier.
+  const releases = bc === undefined ? helm : createObjectSetReleases(client, { systemNamespace: bc.systemNamespace });
   const applier =
     bc === undefined
-      ? createReleaseApplier({ scoped, releases, drift })
+      ? createReleaseApplier({
+          scoped,
+          releases: helm,
+          drift,
+          revisions: p.revisionsServed && { client, systemNamespace: p.revisionsServed.systemNamespace },
+        })
       : // The revisions' controller watches their objects itself: no drift is routed to it from here.
-        createBoxcutterApplier({ client, scoped, drift, systemNamespace: bc.systemNamespace });
+        createBoxcutterApplier({ client, scoped, drift, systemNamespace: bc.systemNamespace, settled: bc.settled, helmReleases: helm });
   // Undo on failure (decision 0123): under the BoxcutterRuntime the newest revision is judged, no Helm record is written.
   const rollbackPorts =
     bc === undefined
-      ? { applier, releases, scoped, events }
+      ? { applier, scoped, events }
       : { applier, scoped, events, newest: async (name: string, signal: AbortSignal) => newestSummary(await listRevisions(client, name, signal)) };
-  // Switching runtimes (decision 0125): Helm records into revisions under the gate; back, where revisions may exist.
-  const migration: MigratePorts | undefined =
-    bc !== undefined
-      ? { client, fromReleases: bc.helmReleases }
-      : p.revisionsServed === undefined
-        ? undefined
-        : { client, toReleases: { releases, systemNamespace: p.revisionsServed.systemNamespace } };
   const steps = [
-    finalizersStep({ releases, scoped, bundleCache: p.bundleCache, drift, healthGauge: p.healthGauge, events, upgrades: p.upgrades }),
+    finalizersStep({ releases, applier, scoped, bundleCache: p.bundleCache, drift, healthGauge: p.healthGauge, events, upgrades: p.upgrades }),
     validateStep({ client, events }),
-    ...(migration === undefined ? [] : [migrateStep(migration)]),
+    // Switching runtimes (decision 0125): Helm records into revisions under the gate; back, where revisions may exist.
+    migrateStep({ applier }),
     installedStep({ releases, drift, records: p.recordMemory }),
     // Under the BoxcutterRuntime, as upstream: no resolution while a revision rolls out (decision 0125).
     resolveStep({ catalogs: p.catalogs, features: p.features, events, dependencies: p.dependencies, holdWhileRollingOut: bc !== undefined }),

@@ -8,7 +8,8 @@ import type { KubeObject, ScopedClientFactory } from '../../shared/kube/index.ts
 import { staticKindScopes } from '../render/index.ts';
 import type { ApplyRequest, Authorization } from './port.ts';
 import { formatMissingPermissions, missingPermissionsAdvice, preAuthorize } from './preauthorize.ts';
-import { objectsToDelete, type DesiredRelease } from './release-apply.ts';
+import { objectsToDelete } from './release-apply.ts';
+import type { DesiredRevision } from './revision.ts';
 
 /** Kinds whose objects pre-authorization reads whole: kinds' scopes, rules, bindings' roles (by kind alone, as it does). */
 const READ_WHOLE = new Set(['CustomResourceDefinition', 'Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);
@@ -21,7 +22,7 @@ function forAuthorization(obj: KubeObject): KubeObject {
 export async function authorizeMove(
   scoped: Pick<ScopedClientFactory, 'forServiceAccount'>,
   request: ApplyRequest,
-  desired: DesiredRelease,
+  desired: DesiredRevision,
   fix: { bundleImage: string; watchNamespace?: string },
 ): Promise<Authorization> {
   const sa = request.installer;

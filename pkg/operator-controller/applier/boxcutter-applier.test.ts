@@ -6,7 +6,8 @@ import { Manifest } from '../release/index.ts';
 import { createBoxcutterApplier } from './boxcutter-applier.ts';
 import { desiredRevision, sameRevisionContent, type ObjectSetManifest } from './boxcutter-revision.ts';
 import { createObjectSetReleases } from './boxcutter-store.ts';
-import type { DesiredRelease } from './release-apply.ts';
+import { deleteRevisions } from './boxcutter-uninstall.ts';
+import type { DesiredRevision } from './revision.ts';
 
 const NS = 'olmv1-system';
 const ext = { name: 'test-ext', uid: 'ce-uid', installNamespace: 'ns' };
@@ -18,7 +19,7 @@ const cm = (name: string, data: Record<string, string> = {}): KubeObject => ({
 });
 const deployment: KubeObject = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'op', namespace: 'ns' }, spec: { replicas: 1 } };
 
-const desired = (objects: KubeObject[], version = '1.0.0', image = `img:${version}`): DesiredRelease => ({
+const desired = (objects: KubeObject[], version = '1.0.0', image = `img:${version}`): DesiredRevision => ({
   extension: ext.name,
   extensionUID: ext.uid,
   installNamespace: ext.installNamespace,
@@ -276,7 +277,9 @@ describe('createObjectSetReleases', () => {
     expect(sameRevisionContent(history[0]!, desired([cm('b')], '2.0.0'))).toBe(true);
     expect(await releases.history('other')).toEqual([]);
   });
+});
 
+describe('deleteRevisions (the Boxcutter uninstall)', () => {
   it('deletes the revisions only once no write of theirs is in flight and no CRD of the extension names one as owner (issue 69)', async () => {
     const cluster = fakeCluster();
     const { applier, request } = setup(cluster);
@@ -297,15 +300,15 @@ describe('createObjectSetReleases', () => {
     };
     cluster.seed(crd);
     const settled: string[] = [];
-    const releases = createObjectSetReleases(cluster.client, { settled: (name) => (settled.push(name), Promise.resolve()) });
-    await expect(releases.deleteAll('test-ext')).rejects.toThrow(
+    const deleteAll = deleteRevisions(cluster.client, { systemNamespace: '', settled: (name) => (settled.push(name), Promise.resolve()) });
+    await expect(deleteAll('test-ext')).rejects.toThrow(
       'CustomResourceDefinitions widgets.example.com still name a revision of "test-ext" as owner: its revisions are not deleted',
     );
     expect(settled).toEqual(['test-ext']);
     expect(cluster.writes.filter((w) => w.startsWith('delete'))).toEqual([]);
     // Released (what the uninstall's retry does): the revisions go.
     cluster.edit(crd, (c) => delete c.metadata.ownerReferences);
-    await releases.deleteAll('test-ext');
+    await deleteAll('test-ext');
     expect(cluster.writes.filter((w) => w.startsWith('delete'))).toEqual(['delete ClusterObjectSet test-ext-1']);
   });
 
@@ -341,7 +344,7 @@ describe('createObjectSetReleases', () => {
         cluster.client.delete(ref, o)
       ),
     };
-    await createObjectSetReleases(client).deleteAll('test-ext', undefined, undefined, true);
+    await deleteRevisions(client, { systemNamespace: '' })('test-ext', undefined, undefined, true);
     expect(policies).toEqual([...own.map(() => 'Secret default'), 'ClusterObjectSet Orphan']);
     expect(secrets().map((s) => s.metadata.name)).toEqual(['users']);
     expect(cluster.live({ kind: 'CustomResourceDefinition', metadata: { name: 'widgets.example.com' } })).toBeDefined();

@@ -17,6 +17,12 @@
  *   once the ClusterObjectSet controller has marked it Succeeded, pending before.
  * - `apply(undefined)` (keep): nothing is written (the ClusterObjectSet controller keeps the
  *   objects applied); it fails as upstream when there is no revision at all.
+ * - `rollback(desired)`: `apply(desired)`: the old content as a new revision, which archives the
+ *   undone one once it has Succeeded (as upstream goes back: forward, to old content).
+ * - `uninstall`: the objects deleted as the installer (uninstall.ts), then the revisions
+ *   (boxcutter-uninstall.ts).
+ * - `migrate`: an extension with Helm release records and no revision gets revision 1 from its
+ *   deployed record (boxcutter-migrate.ts).
  * - `deployed`: the installed revision (newest Succeeded, not archived).
  * - `authorize`: as the release applier's: the installer's permissions for the objects the move
  *   writes and deletes, checked as the installer.
@@ -28,7 +34,8 @@ import { FIELD_MANAGER, LifecycleState } from '../../shared/api/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
 import { isInvalid, isNotFound, type KubeClient, type KubeObject, type ScopedClientFactory } from '../../shared/kube/index.ts';
 import { jsonEqual } from '../../shared/controller/index.ts';
-import type { Release } from '../release/index.ts';
+import type { Release, ReleaseStore } from '../release/index.ts';
+import { migrateFromReleases } from './boxcutter-migrate.ts';
 import {
   asRevision,
   RevisionAnnotation,
@@ -44,7 +51,9 @@ import { deployedSummary, releaseOf, revisionStates, rolloutOf } from './boxcutt
 import { asObjectSet, listRevisions, revisionObjects } from './boxcutter-store.ts';
 import type { Applied, Applier, ApplyRequest } from './port.ts';
 import { authorizeMove } from './authorize.ts';
-import type { DesiredRelease } from './release-apply.ts';
+import { deleteRevisions } from './boxcutter-uninstall.ts';
+import { uninstallWith } from './uninstall.ts';
+import type { DesiredRevision } from './revision.ts';
 
 /** What the Boxcutter applier needs. */
 interface BoxcutterApplierPorts {
@@ -58,6 +67,10 @@ interface BoxcutterApplierPorts {
   drift?: { takeDrifted(name: string): string[] };
   /** Queues a reconcile of ClusterObjectSet `name` (its controller puts drifted objects back). */
   reconcileRevision?: (name: string) => void;
+  /** The Helm release records an extension had before the gate: migrated into revision 1; none: nothing to migrate. */
+  helmReleases?: Pick<ReleaseStore, 'history'>;
+  /** Resolves once no write of the extension's revisions is in flight (objectset's RevisionWrites), before an uninstall deletes them. */
+  settled?: (extension: string) => Promise<void>;
 }
 
 /** The extension an apply is for; `progressDeadlineMinutes` is its spec's (port.ts does not carry it yet). */
@@ -138,7 +151,7 @@ export function createBoxcutterApplier(ports: BoxcutterApplierPorts): Applier {
   /** Makes revision newest + 1 of `desired` (see the module comment). */
   const createRevision = async (
     owner: RevisionOwner,
-    desired: DesiredRelease,
+    desired: DesiredRevision,
     sets: readonly ObjectSetManifest[],
     signal: AbortSignal,
   ): Promise<Release> => {
@@ -188,7 +201,7 @@ export function createBoxcutterApplier(ports: BoxcutterApplierPorts): Applier {
   };
 
   /** `desired` as revision `set` would hold it: packed under its name, so unchanged content gives its very refs. */
-  const comparedWith = (owner: RevisionOwner, desired: DesiredRelease, set: ObjectSetManifest): ObjectSetManifest => {
+  const comparedWith = (owner: RevisionOwner, desired: DesiredRevision, set: ObjectSetManifest): ObjectSetManifest => {
     const candidate = asRevision(desiredRevision(owner, desired, set.spec.revision), set);
     let packed;
     try {
@@ -199,7 +212,7 @@ export function createBoxcutterApplier(ports: BoxcutterApplierPorts): Applier {
     return { ...candidate, spec: { ...candidate.spec, phases: withRefs(candidate.spec.phases, packed.refs) } };
   };
 
-  const apply = async (request: ApplyRequest & { extension: BoxcutterExtension }, desired: DesiredRelease | undefined): Promise<Applied> => {
+  const apply = async (request: ApplyRequest & { extension: BoxcutterExtension }, desired: DesiredRevision | undefined): Promise<Applied> => {
     const { extension, signal } = request;
     const generation = extension.generation ?? 0;
     // Listed first, as upstream: an API failure fails the apply before anything else.
@@ -240,6 +253,10 @@ export function createBoxcutterApplier(ports: BoxcutterApplierPorts): Applier {
   return {
     authorize,
     apply,
+    rollback: (request, desired) => apply(request, desired),
+    migrate: (owner, signal) =>
+      ports.helmReleases === undefined ? Promise.resolve('none') : migrateFromReleases({ client, releases: ports.helmReleases }, owner, signal),
+    uninstall: uninstallWith(deleteRevisions(client, { systemNamespace, settled: ports.settled })),
     conflicts: () => undefined,
     deployed: async (name, signal) => deployedSummary(await listRevisions(client, name, signal)),
   };

@@ -14,7 +14,7 @@ import {
   sortRevisions,
   type ObjectSetManifest,
 } from './boxcutter-revision.ts';
-import type { DesiredRelease } from './release-apply.ts';
+import type { DesiredRevision } from './revision.ts';
 
 const owner = { name: 'test-extension', uid: 'ce-uid' };
 const bundle = { package: 'test-package', name: 'test-package.v1.0.0', version: '1.0.0', image: 'quay.io/test/bundle:v1.0.0' };
@@ -40,7 +40,7 @@ const deployment: KubeObject = {
 };
 const service: KubeObject = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'test-service' } };
 
-const desired = (over: Partial<DesiredRelease> = {}): DesiredRelease => ({
+const desired = (over: Partial<DesiredRevision> = {}): DesiredRevision => ({
   extension: owner.name,
   extensionUID: owner.uid,
   installNamespace: 'test-ns',

@@ -36,7 +36,7 @@ import { goJsonMarshal } from '../bundle/index.ts';
 import type { Release } from '../release/index.ts';
 import { sortIntoPhases } from './boxcutter-phases.ts';
 import { OWNER_KIND } from './objects.ts';
-import type { DesiredRelease } from './release-apply.ts';
+import type { DesiredRevision } from './revision.ts';
 
 /** Annotation keys of a revision (upstream's `labels` package; `olm.properties` is the CSV's key). */
 export const RevisionAnnotation = {
@@ -199,7 +199,7 @@ function buildRevision(parts: RevisionParts): ObjectSetManifest {
 }
 
 /** Revision `revision` of `desired` for `owner`, its objects inline (see the module comment). */
-export function desiredRevision(owner: RevisionOwner, desired: DesiredRelease, revision: number): ObjectSetManifest {
+export function desiredRevision(owner: RevisionOwner, desired: DesiredRevision, revision: number): ObjectSetManifest {
   const labels = ownerLabels(owner.name);
   const annotations = objectAnnotations(desired.bundle, false);
   return buildRevision({
@@ -283,7 +283,7 @@ export function asRevision(set: ObjectSetManifest, current: { metadata: { name: 
  * `sameRecordContent` compares. Collision protection is not in a record: the migrated revision (None)
  * counts as holding its content, and the applier still replaces it (as upstream).
  */
-export function sameRevisionContent(record: Release, desired: DesiredRelease): boolean {
+export function sameRevisionContent(record: Release, desired: DesiredRevision): boolean {
   if (!jsonEqual(record.bundle, desired.bundle)) return false;
   const want = desiredRevision({ name: desired.extension, uid: desired.extensionUID }, desired, record.revision).spec.phases.flatMap((p) =>
     p.objects.map((o) => o.object),

@@ -30,7 +30,7 @@ const TEARDOWN_FINALIZER = 'olm.operatorframework.io/teardown';
 const TYPE = { apiVersion: CLUSTER_OBJECT_SET.apiVersion, kind: CLUSTER_OBJECT_SET.kind };
 
 /** What the way back reads and writes with: operator-controller's own client and the release records. */
-export interface UnmigrationPorts {
+interface UnmigrationPorts {
   client: KubeClient;
   releases: Pick<ReleaseStore, 'history' | 'create' | 'update'>;
   /** operator-controller's namespace, where the revisions' Secrets are. */

@@ -11,17 +11,16 @@ export { orphanObjects, releaseCrdReferences } from './keep-objects.ts';
 export { checkOwnership } from './ownership.ts';
 export { refersToAnyExtension } from './owner-references.ts';
 export { OWNER_KIND, describeObject, droppedObjects, isCrd, objectIdentity, ownerSelector, refOf, withOwnerLabels } from './objects.ts';
-export { desiredRelease, uninstallRelease, untouched, type DesiredRelease } from './release-apply.ts';
+export { untouched } from './release-apply.ts';
+export { desiredRelease, type DesiredRevision } from './revision.ts';
 export { sameContent } from './same-content.ts';
 export { formatMissingPermissions, missingPermissionsAdvice, preAuthorize, type MissingPermission, type PreAuthorizeInput } from './preauthorize.ts';
 export { atomKey, atomsOfRule, groupMissing, ruleCovers, type Atom } from './preauthorize-atoms.ts';
 export { pruneUnknownFields } from './prune-unknown-fields.ts';
-export type { ApplyConflict, Applier, Rollout } from './port.ts';
+export type { ApplyConflict, Applier, RevisionRecords, Rollout } from './port.ts';
 export { createReleaseApplier, type DriftMemory } from './release-applier.ts';
-// BoxcutterRuntime: the Applier over ClusterObjectSet revisions, the revisions read as release records, the migrations both ways.
+// BoxcutterRuntime: the Applier over ClusterObjectSet revisions, and the revisions read as records.
 export { createBoxcutterApplier } from './boxcutter-applier.ts';
 export { newestSummary } from './boxcutter-status.ts';
 export { createObjectSetReleases, listRevisions } from './boxcutter-store.ts';
 export { desiredRevision, type ObjectSetManifest } from './boxcutter-revision.ts';
-export { migrateFromReleases } from './boxcutter-migrate.ts';
-export { migrateToReleases, type UnmigrationPorts } from './boxcutter-unmigrate.ts';

@@ -1,13 +1,20 @@
 /**
- * The Applier port: what the ClusterExtension steps ask of whatever deploys a release (upstream's
- * `Applier`). The Helm-compatible release-record applier (release-applier.ts) implements it now;
- * a ClusterObjectSet applier implements the same port. The steps know nothing else of how
- * objects are written, recorded, owned or watched.
+ * The Applier port: what the ClusterExtension steps ask of whatever deploys a revision (upstream's
+ * `Applier`), on runtime-neutral terms: a `DesiredRevision` in, the extension's revisions as the
+ * one reader reads them (pkg/operator-controller/revisions) out. The Helm runtime
+ * (release-applier.ts) and the BoxcutterRuntime (boxcutter-applier.ts) implement it; every write
+ * of either runtime's records (apply, rollback, uninstall) goes through it. The steps know
+ * nothing else of how objects are written, recorded, owned or watched.
  */
 import type { Logger } from 'pino';
 import type { Condition } from '../../shared/api/index.ts';
-import type { Release, ReleaseSummary } from '../release/index.ts';
-import type { DesiredRelease } from './release-apply.ts';
+import type { KubeClient, KubeObject } from '../../shared/kube/index.ts';
+import type { Release, ReleaseStore, ReleaseSummary } from '../release/index.ts';
+import type { DeleteOutcome } from './delete.ts';
+import type { DesiredRevision } from './revision.ts';
+
+/** An extension's revisions as the steps read them, of either runtime (written only through the Applier). */
+export type RevisionRecords = Pick<ReleaseStore, 'history' | 'deployed' | 'list'>;
 
 /** One extension's deployment as the steps see it. */
 export interface ApplyRequest {
@@ -60,21 +67,68 @@ export interface ApplyConflict {
   owner?: string | undefined;
 }
 
+/** The extension an apply is for. */
+type ApplyExtension = { name: string; uid: string; installNamespace: string; progressDeadlineMinutes?: number | undefined };
+
+/** Undo on failure (decision 0123): the revision undone, and the one whose content goes back. */
+interface Undo {
+  from: Release;
+  to: number;
+  /** Why `from` is undone (the failed revision's description, where the runtime records one). */
+  why: string;
+}
+
+/** The extension a migration between runtimes is for. */
+interface MigrationOwner {
+  name: string;
+  uid: string;
+  installNamespace: string;
+  progressDeadlineMinutes?: number | undefined;
+  /** How many revisions its status lists as active (what the BoxcutterRuntime wrote). */
+  activeRevisions: number;
+}
+
+/** What a migration did: none, a revision made from the deployed record (or marked Succeeded), or the revisions let go. */
+type Migration = 'none' | 'created' | 'marked' | 'released';
+
+/** What an uninstall deletes as the installer; none: only the records go, the objects stay. */
+interface UninstallObjects {
+  /** Acts as the installer. */
+  client: KubeClient;
+  /** The live uid of objects known to be the extension's (the drift watches' caches): not read again. */
+  knownUid?: (obj: KubeObject) => string | undefined;
+  /** The records go only once this has settled too (the CRDs' owner references released). */
+  after?: Promise<unknown>;
+}
+
 export interface Applier {
   /**
    * What the installer lacks to move from `history`'s deployed release to `desired`, checked as
    * the installer (nothing written). `watchNamespace` and `bundleImage` shape the advice.
    */
-  authorize(request: ApplyRequest, desired: DesiredRelease, fix: { bundleImage: string; watchNamespace?: string }): Promise<Authorization>;
+  authorize(request: ApplyRequest, desired: DesiredRevision, fix: { bundleImage: string; watchNamespace?: string }): Promise<Authorization>;
   /**
    * Deploys `desired` (a new revision when its content differs from the deployed one), or, with
    * `desired` undefined, keeps the deployed release: re-applied as recorded, drift repaired,
    * nothing recorded. Throws what failed; `conflicts` describes an ownership refusal.
    */
-  apply(
-    request: ApplyRequest & { extension: { name: string; uid: string; installNamespace: string; progressDeadlineMinutes?: number | undefined } },
-    desired: DesiredRelease | undefined,
-  ): Promise<Applied>;
+  apply(request: ApplyRequest & { extension: ApplyExtension }, desired: DesiredRevision | undefined): Promise<Applied>;
+  /**
+   * Undo on failure: deploys `desired` (`undo.to`'s content) as a new revision, as `apply` does;
+   * the Helm runtime then records it as Helm's atomic upgrade does (`Rollback to N`, the undone
+   * revision failed); under BoxcutterRuntime the new revision archives the undone one.
+   */
+  rollback(request: ApplyRequest & { extension: ApplyExtension }, desired: DesiredRevision, undo: Undo): Promise<Applied>;
+  /**
+   * Ends extension `name` (uninstall.ts): with `objects`, deletes what `history`'s revisions
+   * applied that is still the extension's, then its records; without, only its records.
+   */
+  uninstall(name: string, history: readonly Release[], signal: AbortSignal, objects?: UninstallObjects): Promise<DeleteOutcome | undefined>;
+  /**
+   * Switching runtimes (decision 0125), before the revisions are read: takes over what the other
+   * runtime recorded of the extension (boxcutter-migrate.ts, boxcutter-unmigrate.ts); idempotent.
+   */
+  migrate(owner: MigrationOwner, signal: AbortSignal): Promise<Migration>;
   /** The objects an ownership refusal names, when `err` is one. */
   conflicts(err: unknown): ApplyConflict[] | undefined;
   /** The deployed release of extension `name` as recorded now (after a failed apply, say). */

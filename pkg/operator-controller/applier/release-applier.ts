@@ -2,15 +2,20 @@
  * The Applier port (port.ts) over Helm-compatible release records: objects applied as the
  * installer with single ownership (release-apply.ts), each revision recorded as a release, the
  * drift watches told what a release holds and asked what is in sync. Pre-authorization checks
- * the installer's rules for the objects a move writes and deletes (preauthorize.ts).
+ * the installer's rules for the objects a move writes and deletes (preauthorize.ts). A rollback
+ * on failure is recorded as Helm's atomic upgrade records it; an uninstall ends with the records.
  */
-import { deployedRelease, type ReleaseStore } from '../release/index.ts';
-import type { KubeObject, ScopedClientFactory } from '../../shared/kube/index.ts';
+import { deployedRelease, ReleaseStatus, type ReleaseStore } from '../release/index.ts';
+import { rollbackDescription } from '../rollback/index.ts';
+import type { KubeClient, KubeObject, ScopedClientFactory } from '../../shared/kube/index.ts';
+import { migrateToReleases } from './boxcutter-unmigrate.ts';
 import { describeObject } from './objects.ts';
 import { OwnershipConflictError } from './ownership.ts';
 import type { ApplyConflict, Applier } from './port.ts';
 import { authorizeMove } from './authorize.ts';
-import { applyRelease, desiredRelease, objectsToDelete } from './release-apply.ts';
+import { applyRelease, objectsToDelete } from './release-apply.ts';
+import { desiredRelease } from './revision.ts';
+import { uninstallWith } from './uninstall.ts';
 
 /**
  * What the release applier needs of the drift watches (pkg/operator-controller/drift's
@@ -76,6 +81,8 @@ interface ReleaseApplierPorts {
   /** The release records (written with operator-controller's own identity). */
   releases: ReleaseStore;
   drift: DriftMemory;
+  /** Where the ClusterObjectSet kind is served: operator-controller's own client and namespace, to take revisions back to records. */
+  revisions?: { client: KubeClient; systemNamespace: string } | undefined;
 }
 
 export function createReleaseApplier(ports: ReleaseApplierPorts): Applier {
@@ -133,7 +140,33 @@ export function createReleaseApplier(ports: ReleaseApplierPorts): Applier {
     return { release: applied.release, changed: applied.changed, repaired };
   };
 
-  return { authorize, apply, conflicts: conflictsOf, deployed: (name, signal) => releases.deployed(name, signal) };
+  const rollback: Applier['rollback'] = async (request, desired, undo) => {
+    const applied = await apply(request, desired);
+    // Helm's records of an atomic upgrade: the rollback says so, the undone revision failed.
+    try {
+      await releases.update({ ...applied.release, description: rollbackDescription(undo.to) }, request.signal);
+      await releases.update({ ...undo.from, status: ReleaseStatus.Failed, description: undo.why }, request.signal);
+    } catch (err) {
+      request.log.warn({ err }, 'rollback on failure: the release records could not be annotated');
+    }
+    return applied;
+  };
+
+  return {
+    authorize,
+    apply,
+    rollback,
+    // Back from ClusterObjectSets: only for an extension whose status lists revisions (no request otherwise).
+    migrate: async (owner, signal) => {
+      const at = ports.revisions;
+      if (at === undefined || owner.activeRevisions === 0) return 'none';
+      await migrateToReleases({ client: at.client, releases, systemNamespace: at.systemNamespace }, owner, signal);
+      return 'released';
+    },
+    uninstall: uninstallWith((name, signal, after, orphan) => releases.deleteAll(name, signal, after, orphan)),
+    conflicts: conflictsOf,
+    deployed: (name, signal) => releases.deployed(name, signal),
+  };
 }
 
 function conflictsOf(err: unknown): ApplyConflict[] | undefined {

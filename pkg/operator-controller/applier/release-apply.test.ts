@@ -11,7 +11,9 @@ import {
 } from '../release/index.ts';
 import { ApplyError } from './apply-error.ts';
 import { withOwnerLabels } from './objects.ts';
-import { applyRelease, sameRecordContent as sameContent, uninstallRelease, type DesiredRelease } from './release-apply.ts';
+import { applyRelease, sameRecordContent as sameContent } from './release-apply.ts';
+import type { DesiredRevision } from './revision.ts';
+import { uninstallWith } from './uninstall.ts';
 import { fakeCluster, type FakeCluster } from '../../../test/support/fake-cluster.ts';
 import { copiedRelease } from '../../../test/support/extension-ports.ts';
 
@@ -89,7 +91,7 @@ const bundle = (version: string): ReleaseBundle => ({
   image: `registry.example/pkg@sha256:${version.replace(/\./g, '')}`,
 });
 
-function desired(version: string, objects: KubeObject[], extra: Partial<DesiredRelease> = {}): DesiredRelease {
+function desired(version: string, objects: KubeObject[], extra: Partial<DesiredRevision> = {}): DesiredRevision {
   return {
     extension: 'ext',
     extensionUID: 'uid-1',
@@ -101,7 +103,7 @@ function desired(version: string, objects: KubeObject[], extra: Partial<DesiredR
   };
 }
 
-function recorded(revision: number, status: Release['status'], d: DesiredRelease, extra: Partial<Release> = {}): Release {
+function recorded(revision: number, status: Release['status'], d: DesiredRevision, extra: Partial<Release> = {}): Release {
   return {
     extension: d.extension,
     extensionUID: d.extensionUID,
@@ -267,7 +269,7 @@ describe('applyRelease', () => {
       objects.map((o) => JSON.stringify(o)),
       'the rendering',
     );
-    const want: DesiredRelease = { ...desired('1.1.0', objects), manifest: lines };
+    const want: DesiredRevision = { ...desired('1.1.0', objects), manifest: lines };
     const parsedWhole = [vi.spyOn(text, 'objects'), vi.spyOn(lines, 'objects')];
     const written: Manifest[] = [];
     // Keeps the manifest it is given (the real store encodes the lines as they are).
@@ -472,7 +474,11 @@ describe('applyRelease after a crash', () => {
   });
 });
 
-describe('uninstallRelease', () => {
+/** The uninstall of the port over `store`'s records, deleting as `client`. */
+const uninstallRelease = (deps: { client: KubeClient; store: FakeStore }, name: string, history: Release[]) =>
+  uninstallWith((n, signal, after) => deps.store.deleteAll(n, signal, after))(name, history, new AbortController().signal, { client: deps.client });
+
+describe('uninstall (uninstall.ts)', () => {
   it('deletes the union of every revision objects except CRDs, newest order reversed, then the records', async () => {
     // All in the last apply phase: the CRDs kept go with it, after the deletes are sent.
     const history = [

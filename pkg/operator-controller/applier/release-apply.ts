@@ -31,59 +31,17 @@
  */
 import { KEPT_FOR_PACKAGE_ANNOTATION } from '../../shared/api/index.ts';
 import { jsonEqual } from '../../shared/controller/index.ts';
-import { errorMessage, settleAll } from '../../shared/errors/index.ts';
+import { errorMessage } from '../../shared/errors/index.ts';
 import { compareSemver, parseSemver } from '../../shared/semver/index.ts';
 import type { KubeClient, KubeObject } from '../../shared/kube/index.ts';
-import {
-  ReleaseStatus,
-  deployedRelease,
-  manifestLine,
-  type Manifest,
-  type Release,
-  type ReleaseBundle,
-  type ReleaseStore,
-} from '../release/index.ts';
+import { ReleaseStatus, deployedRelease, manifestLine, type Release, type ReleaseStore } from '../release/index.ts';
 import { applyObjects, dryRunObjects, refuseUnservedKinds } from './apply.ts';
 import { deleteOwnedObjects, type DeleteOutcome } from './delete.ts';
 import { droppedObjects, objectIdentity, refOf, uniqueObjects } from './objects.ts';
 import { ownerReferenceError, releaseOwnerReferences } from './owner-references.ts';
 import { checkOwnership, type Owner, type OwnershipReport } from './ownership.ts';
-
-/** What a new revision is made of. */
-export interface DesiredRelease {
-  extension: string;
-  extensionUID: string;
-  /** `spec.namespace`: with the extension and the bundle's package, who owns the objects (ownership.ts). */
-  installNamespace: string;
-  bundle: ReleaseBundle;
-  /**
-   * Rendered, labelled objects, ready to apply: the render step's lines, a release record's
-   * text or objects (release/manifest.ts), which the apply reads one object at a time and
-   * records as it is, never parsing it whole (decision 0098).
-   */
-  manifest: Manifest;
-  properties: unknown[];
-  config?: Record<string, unknown>;
-  droppedFields?: { object: string; paths: string[] }[];
-}
-
-/** The release of `bundle` with `content` (objects, properties, config, dropped fields) for `extension`. */
-export function desiredRelease(
-  extension: { name: string; uid: string; installNamespace: string },
-  bundle: ReleaseBundle,
-  content: Pick<DesiredRelease, 'manifest' | 'properties' | 'config' | 'droppedFields'>,
-): DesiredRelease {
-  return {
-    extension: extension.name,
-    extensionUID: extension.uid,
-    installNamespace: extension.installNamespace,
-    bundle,
-    manifest: content.manifest,
-    properties: content.properties,
-    ...(content.config === undefined ? {} : { config: content.config }),
-    ...(content.droppedFields === undefined ? {} : { droppedFields: content.droppedFields }),
-  };
-}
+import type { DesiredRevision } from './revision.ts';
+import { notIn } from './uninstall.ts';
 
 /** Outcome of `applyRelease`. */
 interface AppliedRelease {
@@ -115,7 +73,7 @@ interface ReleaseDeps {
 }
 
 /** True when `desired` would be recorded exactly as release record `release` already is. */
-export function sameRecordContent(release: Release, desired: DesiredRelease): boolean {
+export function sameRecordContent(release: Release, desired: DesiredRevision): boolean {
   return (
     jsonEqual(release.bundle, desired.bundle) &&
     jsonEqual(release.config, desired.config) &&
@@ -130,7 +88,7 @@ export function sameRecordContent(release: Release, desired: DesiredRelease): bo
  * deployed revision would leave an object that only an interrupted revision had behind, in no
  * record at all.
  */
-export function objectsToDelete(history: readonly Release[], desired: Pick<DesiredRelease, 'manifest'>): KubeObject[] {
+export function objectsToDelete(history: readonly Release[], desired: Pick<DesiredRevision, 'manifest'>): KubeObject[] {
   const deployed = deployedRelease(history);
   const since = history.filter((r) => (deployed === undefined ? true : r.revision >= deployed.revision)).reverse();
   // Identities only: deletes and their ownership checks need no more, and a large record's
@@ -143,7 +101,7 @@ export function objectsToDelete(history: readonly Release[], desired: Pick<Desir
  * Makes the cluster hold `desired` (see the module comment). `history` is the extension's
  * records, newest first, as read at the start of the reconcile.
  */
-export async function applyRelease(deps: ReleaseDeps, history: readonly Release[], desired: DesiredRelease): Promise<AppliedRelease> {
+export async function applyRelease(deps: ReleaseDeps, history: readonly Release[], desired: DesiredRevision): Promise<AppliedRelease> {
   const { client, store, signal } = deps;
   const now = (): string => (deps.now?.() ?? new Date()).toISOString();
   const deployed = deployedRelease(history);
@@ -274,12 +232,6 @@ function sameAsIn(deployed: Release | undefined): (obj: KubeObject) => boolean {
   };
 }
 
-/** True for objects the deployed revision (if any) does not contain: their failures are skipped. */
-function notIn(deployed: Release | undefined): (obj: KubeObject) => boolean {
-  const ids = new Set(deployed === undefined ? [] : deployed.manifest.identities().map(objectIdentity));
-  return (obj) => !ids.has(objectIdentity(obj));
-}
-
 /** The release notes of a deletion: kept CRDs and skipped objects, when there are any. */
 function deleteNotes(outcome: DeleteOutcome): Pick<NonNullable<Release['notes']>, 'keptObjects' | 'skippedObjects'> {
   return {
@@ -317,49 +269,4 @@ async function supersedeOthers(store: ReleaseStore, history: readonly Release[],
       await store.update({ ...old, status: ReleaseStatus.Superseded, description: 'Superseded' }, signal);
     }
   }
-}
-
-/**
- * Uninstall: deletes, as the ServiceAccount, the objects any recorded revision applied that are
- * still this extension's (in reverse apply order, several at a time; delete.ts, which reads none
- * that `knownUid` vouches for), except CRDs, which stay
- * with their custom resources and are marked kept for the installed package, so that its next
- * install takes them back; then the records. Objects only a failed or interrupted revision
- * named never stop the uninstall. The records go only once `recordsAfter` has settled too, and
- * not at all when it fails.
- */
-export async function uninstallRelease(
-  deps: ReleaseDeps,
-  extension: string,
-  history: readonly Release[],
-  recordsAfter?: Promise<unknown>,
-): Promise<DeleteOutcome> {
-  const { client, signal } = deps;
-  // One revision's objects parsed at a time; each identity's first object kept.
-  const objects = uniqueObjects(eachObject(history));
-  const deployed = deployedRelease(history);
-  const packageName = (deployed ?? history[0])?.bundle.package;
-  const s = signal === undefined ? {} : { signal };
-  const deleting = deleteOwnedObjects(client, objects, extension, {
-    ...s,
-    tolerant: notIn(deployed),
-    knownUid: deps.knownUid,
-    onKeptCrd:
-      packageName === undefined
-        ? undefined
-        : (crd) =>
-            client.patch(refOf(crd), { metadata: { annotations: { [KEPT_FOR_PACKAGE_ANNOTATION]: packageName } } }, 'merge', s).then(() => undefined),
-  });
-  // The records are found while the objects go, and deleted after them and after `recordsAfter`
-  // (the CRDs' release: a ClusterObjectSet revision deleted while a CRD still names it as owner
-  // takes that CRD with it through the garbage collector).
-  const after = Promise.all([deleting, recordsAfter]);
-  // Its failure is the first two's, reported by settleAll; deleteAll awaits it only after listing.
-  after.catch(() => undefined);
-  const [deleted] = await settleAll([deleting, deps.store.deleteAll(extension, signal, after)]);
-  return deleted;
-}
-
-function* eachObject(history: readonly Release[]): Generator<KubeObject> {
-  for (const release of history) yield* release.manifest.objects();
 }

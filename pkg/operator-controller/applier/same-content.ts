@@ -5,9 +5,10 @@
  */
 import type { Release } from '../release/index.ts';
 import { sameRevisionContent } from './boxcutter-revision.ts';
-import { sameRecordContent, type DesiredRelease } from './release-apply.ts';
+import { sameRecordContent } from './release-apply.ts';
+import type { DesiredRevision } from './revision.ts';
 
 /** True when `desired` is what `release` (a record, or a revision read as one) already holds. */
-export function sameContent(release: Release, desired: DesiredRelease): boolean {
+export function sameContent(release: Release, desired: DesiredRevision): boolean {
   return release.objectSet === undefined ? sameRecordContent(release, desired) : sameRevisionContent(release, desired);
 }

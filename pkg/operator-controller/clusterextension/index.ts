@@ -21,7 +21,7 @@ export { healthStep } from './steps-health.ts';
 export { policyStep } from './steps-policy.ts';
 export { upgradeableStep } from './steps-upgradeable.ts';
 export { windowStep } from './steps-window.ts';
-export { migrateStep, type MigratePorts } from './steps-migrate.ts';
+export { migrateStep } from './steps-migrate.ts';
 export { rollbackHoldStep, rollbackStep } from './steps-rollback.ts';
 export { ResolveAhead } from './resolve-ahead.ts';
 export { createUpgradeNotices, type UpgradeNotices } from './upgrade-notices.ts';

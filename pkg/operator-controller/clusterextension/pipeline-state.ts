@@ -3,7 +3,7 @@
  * steps learn on the way. Each step's factory names the ports it uses (steps*.ts, uninstall.ts).
  */
 import type { Logger } from 'pino';
-import type { DesiredRelease } from '../applier/index.ts';
+import type { DesiredRevision } from '../applier/index.ts';
 import type { ClusterExtension } from '../../shared/api/index.ts';
 import type { RegistryV1Bundle } from '../bundle/index.ts';
 import type { Deprecation } from '../../shared/fbc/index.ts';
@@ -39,7 +39,7 @@ export interface Target {
 export interface Plan {
   target: Target;
   /** The release to deploy: `target.bundle`, its rendered objects (or the installed record standing in), properties, config. */
-  desired: DesiredRelease;
+  desired: DesiredRevision;
   /** `desired` is what the newest revision already deployed (Helm's "unchanged"): nothing new to authorize or check. */
   unchanged: boolean;
 }

@@ -55,7 +55,7 @@ function fixture() {
   const applier = releaseApplier({ scoped, releases });
   const events: string[] = [];
   let clock = 0;
-  const ports = { applier, releases, scoped, events: recordingEvents(events), now: () => new Date(clock) };
+  const ports = { applier, scoped, events: recordingEvents(events), now: () => new Date(clock) };
   const step = rollbackStep(ports);
   const history = (): Promise<Release[]> => releases.history('ext');
   const deploy = async (version: string, crdVersions = ['v1']): Promise<Release> => {

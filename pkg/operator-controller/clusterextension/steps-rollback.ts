@@ -2,9 +2,9 @@
  * Undo on failure (decision 0123), opt in by the annotation
  * `olm.operatorframework.io/rollback-on-failure: <deadline>` (e.g. `5m`): when the newest
  * revision is not Healthy (the health step's verdict) by its deploy time plus the deadline, the
- * last revision seen Healthy is re-applied as a new revision through the Applier port (its
- * record's content, described `Rollback to N` as Helm's, the undone revision marked failed as
- * Helm's `--atomic` does), a Warning Event `RolledBack` is recorded and the `RolledBack`
+ * last revision seen Healthy is re-applied as a new revision by the Applier port's `rollback`
+ * (its content; the Helm runtime describes it `Rollback to N` as Helm's and marks the undone
+ * revision failed as Helm's `--atomic` does), a Warning Event `RolledBack` is recorded and the `RolledBack`
  * condition says what happened. The way back passes the CRD safety check of a rollback
  * (pkg/operator-controller/rollback `checkRollbackCrds`): when it would lose data, nothing is
  * written and the condition and a Warning Event say why.
@@ -27,21 +27,19 @@
  * (it stays rolling out, the previous revision the installed one) although its objects already
  * run its content. So the revision judged is the newest one, from its creation; the way back is
  * the same Applier call, which makes a new revision with the last Healthy revision's content
- * (the ClusterObjectSet controller archives the undone one once it succeeds). Revisions carry
- * no release-record description or status: nothing is written besides the new revision.
+ * (the ClusterObjectSet controller archives the undone one once it succeeds).
  */
 import { findCondition, HealthConditionType, type ClusterExtension, type Condition } from '../../shared/api/index.ts';
 import { removeCondition, type Step, type StepOutcome } from '../../shared/controller/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
 import { isNotFound, type EventRecorder, type KubeObject, type ScopedClientFactory } from '../../shared/kube/index.ts';
 import { sameContent, type Applier } from '../applier/index.ts';
-import { ReleaseStatus, type Release, type ReleaseStore, type ReleaseSummary } from '../release/index.ts';
+import type { Release, ReleaseSummary } from '../release/index.ts';
 import {
   checkRollbackCrds,
   lastHealthyFrom,
   lastHealthyTail,
   rollbackCrdNames,
-  rollbackDescription,
   rollbackOnFailureOf,
   ROLLBACK_ON_FAILURE_ANNOTATION,
   rolledBackBundleFrom,
@@ -77,10 +75,8 @@ const RolledBackReason = {
 
 /** What the rollback step uses. */
 interface RollbackPorts {
-  /** Re-applies the last Healthy revision; tells the newest deployed one. */
-  applier: Pick<Applier, 'apply' | 'deployed'>;
-  /** The rollback's description and the undone revision's failed status, after the apply (Helm records; none under BoxcutterRuntime). */
-  releases?: Pick<ReleaseStore, 'update'>;
+  /** Re-applies the last Healthy revision (recorded as a rollback where the runtime records one); tells the newest deployed one. */
+  applier: Pick<Applier, 'rollback' | 'deployed'>;
   /**
    * BoxcutterRuntime: the extension's newest revision (rolling out or installed), judged from
    * its creation instead of the deployed release from its deploy (see the module comment).
@@ -287,7 +283,7 @@ async function watchUpgrade(ports: RollbackPorts, notes: NoteMemory, state: Exte
 
   let applied;
   try {
-    applied = await ports.applier.apply(
+    applied = await ports.applier.rollback(
       {
         // As the apply step's request: a revision made here keeps the extension's progress deadline.
         extension: {
@@ -302,6 +298,7 @@ async function watchUpgrade(ports: RollbackPorts, notes: NoteMemory, state: Exte
         signal: state.signal,
       },
       desired,
+      { from: current, to: target.revision, why: unhealthyDescription(name, optIn.text, target.revision) },
     );
   } catch (err) {
     if (state.signal.aborted) return undefined;
@@ -315,18 +312,6 @@ async function watchUpgrade(ports: RollbackPorts, notes: NoteMemory, state: Exte
     throw err;
   }
   const release = applied.release;
-  // Helm's records of an atomic upgrade: the rollback says so, the undone revision failed.
-  if (ports.releases !== undefined) {
-    try {
-      await ports.releases.update({ ...release, description: rollbackDescription(target.revision) }, state.signal);
-      await ports.releases.update(
-        { ...current, status: ReleaseStatus.Failed, description: unhealthyDescription(name, optIn.text, target.revision) },
-        state.signal,
-      );
-    } catch (err) {
-      state.log.warn({ err }, 'rollback on failure: the release records could not be annotated');
-    }
-  }
   // Under BoxcutterRuntime status.install follows the installed revision (the apply step's rollout).
   if (ports.newest === undefined) setInstalledFrom(ce, release);
   notes.forget(ce);

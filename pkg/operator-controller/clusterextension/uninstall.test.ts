@@ -11,6 +11,7 @@ import type { ExtensionState } from './pipeline-state.ts';
 import { EXTENSION_FINALIZERS, finalizersStep, type FinalizerPorts } from './uninstall.ts';
 import { extensionState } from '../../../test/support/extension-state.ts';
 import { fakeCluster } from '../../../test/support/fake-cluster.ts';
+import { releaseApplier } from '../../../test/support/extension-ports.ts';
 
 function deleting(name: string): ExtensionState {
   const ce: ClusterExtension = {
@@ -41,6 +42,7 @@ function deps(
   } as unknown as ReleaseStore;
   return {
     releases,
+    applier: releaseApplier({ scoped: { forServiceAccount: () => client }, releases }),
     drift,
     healthGauge: { forget: (n: string) => void forgotten.push(n) },
     events,

@@ -24,7 +24,7 @@ import {
   ORPHAN_OBJECTS_ANNOTATION,
   UNINSTALL_FINALIZER,
 } from '../../shared/api/index.ts';
-import { objectIdentity, orphanObjects, releaseCrdReferences, uninstallRelease } from '../applier/index.ts';
+import { objectIdentity, orphanObjects, releaseCrdReferences, type Applier, type RevisionRecords } from '../applier/index.ts';
 import { addFinalizers, hasFinalizer, isDeleting, removeFinalizer, type Step, type StepOutcome } from '../../shared/controller/index.ts';
 import { errorMessage, findCause, settleAll } from '../../shared/errors/index.ts';
 import type { ImageCache } from '../../shared/image/index.ts';
@@ -37,7 +37,7 @@ import {
   type KubeObject,
   type ScopedClientFactory,
 } from '../../shared/kube/index.ts';
-import { isReleaseName, type Release, type ReleaseStore } from '../release/index.ts';
+import { isReleaseName, type Release } from '../release/index.ts';
 import type { DriftTracker, ExtensionHealthGauge } from '../drift/index.ts';
 import { noInstallerMessage } from './installer.ts';
 import type { ExtensionState } from './pipeline-state.ts';
@@ -50,8 +50,10 @@ export const EXTENSION_FINALIZERS = [CLEANUP_UNPACK_CACHE_FINALIZER, CLEANUP_CON
 
 /** What the finalizers step uses. */
 export interface FinalizerPorts {
-  /** The release records (read, deleted; the uninstall deletes the objects they list). */
-  releases: ReleaseStore;
+  /** The extension's revisions (the uninstall deletes the objects they list). */
+  releases: Pick<RevisionRecords, 'history'>;
+  /** Ends the extension: its objects, then its records, whichever runtime holds them. */
+  applier: Pick<Applier, 'uninstall'>;
   /** Clients acting as the installer (the uninstall's deletes), and their cached tokens to forget. */
   scoped: Pick<ScopedClientFactory, 'forServiceAccount' | 'forget'>;
   bundleCache: Pick<ImageCache, 'delete'>;
@@ -137,7 +139,7 @@ async function uninstall(ports: FinalizerPorts, state: ExtensionState): Promise<
       // Nothing installed, or the objects stay: only operator-controller's records go.
       if (client !== undefined) await releaseKept(client, state, history);
       else if (orphan) state.log.warn({}, 'no installer: orphaned objects not checked for owner references');
-      await ports.releases.deleteAll(name, signal, undefined, true);
+      await ports.applier.uninstall(name, history ?? [], signal);
       if (orphan) state.log.info({ records: history?.length ?? 0 }, 'removed release records, objects left in place');
       return;
     }
@@ -148,7 +150,10 @@ async function uninstall(ports: FinalizerPorts, state: ExtensionState): Promise<
     // owner would let the garbage collector take the CRD and its custom resources. The finalizer
     // that keeps the extension (their owner) stays until both are done.
     const releasing = releaseCrdReferences(client, name, signal);
-    const [, outcome] = await settleAll([releasing, uninstallRelease({ client, store: ports.releases, knownUid, signal }, name, history, releasing)]);
+    const [, outcome = { deleted: [], kept: [], skipped: [] }] = await settleAll([
+      releasing,
+      ports.applier.uninstall(name, history, signal, { client, knownUid, after: releasing }),
+    ]);
     state.log.info({ deleted: outcome.deleted.length, kept: outcome.kept, skipped: outcome.skipped }, 'uninstalled');
     recordUninstalled(ports.events, state, outcome);
   } catch (err) {
@@ -198,7 +203,7 @@ async function releaseKept(client: KubeClient, state: ExtensionState, history: r
  */
 async function leaveObjects(ports: FinalizerPorts, state: ExtensionState, history: readonly Release[], why: string): Promise<void> {
   const name = state.ce.metadata.name;
-  await ports.releases.deleteAll(name, state.signal, undefined, true);
+  await ports.applier.uninstall(name, history, state.signal);
   const objects = new Set(history.flatMap((r) => r.manifest.identities().map(objectIdentity))).size;
   state.log.warn({ err: why, objects }, 'installer gone: removed release records, objects left in place');
   recordObjectsLeft(ports.events, state, objects, why);
