@@ -22,6 +22,7 @@ import { renderBenchmark } from './benchmarks/render.ts';
 import { requestsBenchmark } from './benchmarks/requests.ts';
 import { burstBenchmark } from './benchmarks/burst.ts';
 import { resolutionBenchmark } from './benchmarks/resolution.ts';
+import { runtimesBenchmark } from './benchmarks/runtimes.ts';
 import { scale1000Benchmark, scale10000Benchmark, scaleBenchmark } from './benchmarks/scale.ts';
 import { startupBenchmark } from './benchmarks/startup.ts';
 import { steadyRssBenchmark } from './benchmarks/steady-rss.ts';
@@ -54,6 +55,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   inClusterBenchmark,
   webhookServingBenchmark,
   uninstallBenchmark,
+  runtimesBenchmark,
   rbacFloorBenchmark,
   gateBenchmark,
   consoleBenchmark,

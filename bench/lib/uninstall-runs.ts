@@ -107,7 +107,21 @@ export async function installThenUninstall(
 ): Promise<UninstallRun> {
   const install = await installRun(stack, watch, opts);
   await opts.settle();
-  const names = new Set(opts.bundles.keys());
+  return { install, ...(await timeUninstall(stack, watch, objects, new Set(opts.bundles.keys()), opts)) };
+}
+
+/**
+ * Deletes the installed ClusterExtensions `names` (a DELETE each, all at once) and times their
+ * removal and their objects'; see the module comment. Throws when the objects or extensions are
+ * still there after `timeoutMs`.
+ */
+export async function timeUninstall(
+  stack: OlmStack,
+  watch: ClusterWatch,
+  objects: ObjectWatch,
+  names: ReadonlySet<string>,
+  opts: { timeoutMs: number; audit?: AuditLog; healthUrl?: string; who?: (e: AuditEvent) => boolean },
+): Promise<Omit<UninstallRun, 'install'>> {
   const count = objects.ownedBy(names).length;
   let extensionsGoneMs = Number.NaN;
   let objectsGoneMs = Number.NaN;
@@ -154,8 +168,11 @@ export async function installThenUninstall(
     // kube-controller-manager's controllers act as ServiceAccounts of kube-system: not ours.
     // Events are written in batches: an earlier request's may land after the offset.
     requests = (await opts.audit.readSince(offset)).filter(
-      (e) => Date.parse(e.requestReceivedTimestamp) >= wallStart && byOperatorController(e) && !(e.user?.username ?? '').startsWith(KUBE_SYSTEM),
+      (e) =>
+        Date.parse(e.requestReceivedTimestamp) >= wallStart &&
+        (opts.who ?? byOperatorController)(e) &&
+        !(e.user?.username ?? '').startsWith(KUBE_SYSTEM),
     );
   }
-  return { install, objects: count, extensionsGoneMs, objectsGoneMs, doneMs: Math.max(extensionsGoneMs, objectsGoneMs), requests, finalizersMs };
+  return { objects: count, extensionsGoneMs, objectsGoneMs, doneMs: Math.max(extensionsGoneMs, objectsGoneMs), requests, finalizersMs };
 }

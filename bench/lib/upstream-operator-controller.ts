@@ -61,6 +61,8 @@ interface UpstreamOptions {
   caCertPath: string;
   /** Added to its environment (e.g. CONTAINERS_REGISTRIES_CONF for a plain-HTTP registry). */
   env?: Readonly<Record<string, string>>;
+  /** Added to its arguments (e.g. `--feature-gates=BoxcutterRuntime=true`). */
+  extraArgs?: readonly string[];
 }
 
 /**
@@ -96,6 +98,7 @@ export async function prepareUpstreamOperatorController(o: UpstreamOptions): Pro
         `--cache-path=${join(dir, 'cache')}`,
         `--system-namespace=${NAMESPACE}`,
         `--catalogd-cas-dir=${casDir}`,
+        ...(o.extraArgs ?? []),
       ];
       const p = startProcess(
         'unshare',
@@ -111,13 +114,14 @@ export async function prepareUpstreamOperatorController(o: UpstreamOptions): Pro
  * Prepares and starts upstream's operator-controller as the benchmarks that compare with it run
  * it: a serving certificate from a fresh CA under `workDir`, `registry` marked plain HTTP in the
  * registries.conf containers/image reads from $HOME/.config/containers first; resolves once it
- * reports ready (60 s at most).
+ * reports ready (60 s at most). `extraArgs` are added to its arguments.
  */
 export async function startUpstreamOperatorController(
   binary: string,
   cp: ControlPlaneInfo,
   workDir: string,
   registry: string,
+  extraArgs: readonly string[] = [],
 ): Promise<{ pid: number; stop: () => Promise<void> }> {
   const certDir = join(workDir, 'certs');
   await mkdir(certDir, { recursive: true });
@@ -126,7 +130,7 @@ export async function startUpstreamOperatorController(
   const home = join(workDir, 'upstream-home');
   await mkdir(join(home, '.config', 'containers'), { recursive: true });
   await writeFile(join(home, '.config', 'containers', 'registries.conf'), `[[registry]]\nlocation = "${registry}"\ninsecure = true\n`);
-  const upstream = await prepareUpstreamOperatorController({ binary, cp, workDir, cert, caCertPath: ca.certPath, env: { HOME: home } });
+  const upstream = await prepareUpstreamOperatorController({ binary, cp, workDir, cert, caCertPath: ca.certPath, env: { HOME: home }, extraArgs });
   const { p, readyUrl } = await upstream.start();
   const ready = (): Promise<boolean> =>
     fetch(readyUrl).then(

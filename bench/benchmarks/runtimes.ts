@@ -1,0 +1,283 @@
+/**
+ * Both runtimes against upstream's (issue 74): our operator-controller under the Helm runtime,
+ * ours under BoxcutterRuntime, and, when OLMV1_BENCH_UPSTREAM_OPERATOR_CONTROLLER names its
+ * binary (bench/lib/upstream-operator-controller.ts), upstream's with the same
+ * `--feature-gates=BoxcutterRuntime=true`, one after the other on one control plane (audit log
+ * on, kube-controller-manager running: upstream's uninstall leaves the objects to the garbage
+ * collector), one catalogd and registry, config/crd/experimental applied (ClusterObjectSet).
+ * Each side gets packages of its own (`rt-<side>-NNN` in 1.0.0 and 1.0.1, one namespace,
+ * ServiceAccount and `olmv1 rbac` RBAC each, and `rt-<side>-one-N` for the single installs) in a ClusterCatalog of its
+ * own, and runs bench/lib/runtime-runs.ts: one install and uninstall (median of ROUNDS), EXTENSIONS
+ * at once, at rest, a catalog update upgrading all, all uninstalled until their objects are gone.
+ *
+ * The floor, first: the rendered objects of generated bundles of the same shape (packages
+ * `rt-floor-NNN`, never installed by a controller) applied by server-side apply straight to
+ * kube-apiserver as the admin, every object of a bundle at once: one bundle (median of ROUNDS
+ * bundles, after one not counted), then EXTENSIONS bundles at once.
+ *
+ * The control plane has no node: bench/lib/pods-ready.ts marks the extensions' Pods Ready as a
+ * kubelet would, so that their Deployments become Available (BoxcutterRuntime waits for that;
+ * the Helm runtime does not).
+ *
+ * Ours run without leader election (a second start would wait for the first one's Lease);
+ * request counts leave Lease requests out on every side. Environment:
+ * OLMV1_BENCH_RUNTIMES_EXTENSIONS (default 50), OLMV1_BENCH_RUNTIMES_ROUNDS (default 3),
+ * OLMV1_BENCH_RUNTIMES_IDLE_SECONDS (default 60).
+ */
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import type { KubeObject } from '../../pkg/shared/kube/index.ts';
+import { loadBundleDir, renderRelease } from '../../test/support/bundle-flow.ts';
+import { type AuditLog, createAuditLog } from '../lib/audit-log.ts';
+import type { Benchmark, BenchContext, BenchOutcome } from '../lib/benchmark.ts';
+import { type PushedBundle, benchImageClient, createCatalog, createInstaller, pushCatalog, pushGeneratedBundle } from '../lib/extension-bundles.ts';
+import { quiet } from '../lib/extension-runs.ts';
+import { sleep } from '../lib/http-load.ts';
+import { type OlmStack, startOlmStack } from '../lib/olm-stack.ts';
+import { type Measurement, atMost, measure } from '../lib/report.ts';
+import { markPodsReady } from '../lib/pods-ready.ts';
+import { ours, upstreams } from '../lib/request-counts.ts';
+import { type SideController, type SideGroup, type SideResult, runSide } from '../lib/runtime-runs.ts';
+import { type FloorFigures, comparisonTable, figureRows } from '../lib/runtime-table.ts';
+import { type ClusterWatch, eachLimited, watchCluster } from '../lib/scale-runs.ts';
+import { median } from '../lib/stats.ts';
+import { type ObjectWatch, releaseKinds, watchOwnedObjects } from '../lib/uninstall-runs.ts';
+import { startUpstreamOperatorController, upstreamOperatorControllerBinary } from '../lib/upstream-operator-controller.ts';
+
+const env = (name: string, fallback: number): number => (process.env[name] === undefined ? fallback : Number(process.env[name]));
+const EXTENSIONS = env('OLMV1_BENCH_RUNTIMES_EXTENSIONS', 50);
+const ROUNDS = env('OLMV1_BENCH_RUNTIMES_ROUNDS', 3);
+const IDLE_MS = env('OLMV1_BENCH_RUNTIMES_IDLE_SECONDS', 60) * 1000;
+const TIMEOUT_MS = Math.max(600_000, EXTENSIONS * 1_200);
+const SA = 'installer';
+const GATE = '--feature-gates=BoxcutterRuntime=true';
+const EXPERIMENTAL_CRDS = fileURLToPath(new URL('../../config/crd/experimental', import.meta.url));
+const FIELD_MANAGER = 'olmv1-bench-floor';
+
+const pad = (i: number): string => String(i).padStart(3, '0');
+
+async function publishSide(ctx: BenchContext, stack: OlmStack, label: string): Promise<SideGroup> {
+  const images = benchImageClient();
+  try {
+    const root = join(ctx.workDir, `bundles-${label}`);
+    const pkgs = Array.from({ length: EXTENSIONS }, (_, i) => `rt-${label}-${pad(i)}`);
+    const pushed = new Map<string, PushedBundle>();
+    const versions = pkgs.flatMap((pkg) => ['1.0.0', '1.0.1'].map((version) => ({ pkg, version })));
+    await eachLimited(versions, 8, async ({ pkg, version }) =>
+      pushed.set(`${pkg}@${version}`, await pushGeneratedBundle(images, stack.registry, root, pkg, ['widgets'], undefined, { version })),
+    );
+    const ones: PushedBundle[] = [];
+    for (let i = 0; i <= ROUNDS; i++) ones.push(await pushGeneratedBundle(images, stack.registry, root, `rt-${label}-one-${i}`, ['widgets']));
+    const v1 = pkgs.map((pkg) => pushed.get(`${pkg}@1.0.0`) as PushedBundle);
+    const v2 = pkgs.map((pkg) => pushed.get(`${pkg}@1.0.1`) as PushedBundle);
+    const catalog = `runtimes-${label}`;
+    const repo = `${stack.registry}/bench-catalogs/${catalog}`;
+    const first = await pushCatalog(images, join(ctx.workDir, `${catalog}-v1`), `${repo}:v1`, [...ones, ...v1]);
+    await pushCatalog(images, join(ctx.workDir, `${catalog}-v2`), `${repo}:v2`, [...ones, ...v1, ...v2]);
+    await createCatalog(stack.kube.client, catalog, `${repo}:v1`, first);
+    await eachLimited([...ones, ...v1, ...v2], 16, (b) => createInstaller(stack.kube.client, b, b.pkg, SA));
+    // Upstream's Helm path creates with POST, which `olmv1 rbac`'s RBAC (for server-side apply)
+    // does not grant; under BoxcutterRuntime it applies as itself. Its installers may do anything.
+    if (label === 'upstream') {
+      await stack.kube.client.apply(
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRoleBinding',
+          metadata: { name: `${catalog}-installers` },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+          subjects: [...ones, ...v1].map((b) => ({ kind: 'ServiceAccount', name: SA, namespace: b.pkg })),
+        } as KubeObject,
+        { fieldManager: 'olmv1-bench', force: true },
+      );
+    }
+    return { label, catalog, ones, v1, v2, updateRef: `${repo}:v2` };
+  } finally {
+    images.close();
+  }
+}
+
+/** The rendered objects of `count` generated bundles of the sides' shape, their namespaces created. */
+async function floorObjects(ctx: BenchContext, stack: OlmStack, count: number): Promise<KubeObject[][]> {
+  const images = benchImageClient();
+  try {
+    const root = join(ctx.workDir, 'bundles-floor');
+    const out: KubeObject[][] = [];
+    for (let i = 0; i < count; i++) {
+      const pkg = `rt-floor-${pad(i)}`;
+      const b = await pushGeneratedBundle(images, stack.registry, root, pkg, ['widgets']);
+      await stack.kube.client.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: pkg } }, { fieldManager: 'olmv1-bench', force: true });
+      out.push(renderRelease(await loadBundleDir(b.dir), { installNamespace: pkg }, pkg));
+    }
+    return out;
+  } finally {
+    images.close();
+  }
+}
+
+/** Applies every object of `bundle` at once; resolves when all are applied. */
+async function applyAtOnce(stack: OlmStack, bundle: readonly KubeObject[]): Promise<void> {
+  await Promise.all(bundle.map((o) => stack.kube.client.apply(o, { fieldManager: FIELD_MANAGER, force: true })));
+}
+
+async function measureFloor(ctx: BenchContext, stack: OlmStack): Promise<FloorFigures & { raw: object }> {
+  const [warmUp = [], ...bundles] = await floorObjects(ctx, stack, 1 + ROUNDS + EXTENSIONS);
+  // The client's discovery of the kinds is not the API server's work.
+  await applyAtOnce(stack, warmUp);
+  const ones: number[] = [];
+  for (const b of bundles.slice(0, ROUNDS)) {
+    const t0 = performance.now();
+    await applyAtOnce(stack, b);
+    ones.push(performance.now() - t0);
+  }
+  const t0 = performance.now();
+  await Promise.all(bundles.slice(ROUNDS).map((b) => applyAtOnce(stack, b)));
+  const manyMs = performance.now() - t0;
+  ctx.log(
+    `floor: 1 bundle (${bundles[0]?.length ?? 0} objects) ${ones.map((t) => Math.round(t)).join(', ')} ms; ${EXTENSIONS} at once ${Math.round(manyMs)} ms`,
+  );
+  return { oneMs: median(ones), manyMs, raw: { oneMs: ones, manyMs, objectsPerBundle: bundles[0]?.length ?? 0 } };
+}
+
+async function oursSide(
+  stack: OlmStack,
+  watch: ClusterWatch,
+  objects: ObjectWatch,
+  audit: AuditLog,
+  ctx: BenchContext,
+  g: SideGroup,
+  args: readonly string[],
+): Promise<SideResult> {
+  const oc = await stack.startOperatorController(args);
+  try {
+    const c: SideController = { pid: oc.child.pid, settle: async () => void (await quiet(oc, 2_500)), who: ours };
+    return await runSide(stack, watch, objects, audit, g, c, {
+      workDir: ctx.workDir,
+      idleMs: IDLE_MS,
+      timeoutMs: TIMEOUT_MS,
+      log: ctx.log,
+    });
+  } finally {
+    await oc.child.stop();
+  }
+}
+
+function measurements(sides: readonly SideResult[], floor: FloorFigures): Measurement[] {
+  const upstream = sides.find((s) => s.figures.label === 'upstream');
+  const out: Measurement[] = [
+    measure('floor: 1 bundle, server-side apply straight to kube-apiserver', floor.oneMs, 'ms', undefined, `median of ${ROUNDS}`),
+    measure(`floor: ${EXTENSIONS} bundles at once`, floor.manyMs / 1000, 's'),
+  ];
+  for (const side of sides) {
+    for (const { figure, unit, value } of figureRows(EXTENSIONS)) {
+      const target = side.figures.label === 'boxcutter' && upstream !== undefined ? atMost(value(upstream.figures)) : undefined;
+      out.push(measure(`${side.figures.label}: ${figure}`, value(side.figures), unit, target));
+    }
+    out.push(
+      measure(
+        `${side.figures.label}: 1 install / floor`,
+        side.figures.oneInstallMs / floor.oneMs,
+        'x',
+        side.figures.label === 'boxcutter' ? atMost(1.5) : undefined,
+      ),
+      measure(`${side.figures.label}: ${EXTENSIONS} installs / floor`, side.figures.manyInstallMs / floor.manyMs, 'x'),
+    );
+  }
+  return out;
+}
+
+async function run(ctx: BenchContext): Promise<BenchOutcome> {
+  const binary = upstreamOperatorControllerBinary();
+  const audit = await createAuditLog(ctx.workDir);
+  const stack = await startOlmStack({
+    runtime: ctx.runtime,
+    workDir: ctx.workDir,
+    log: ctx.log,
+    env: process.env,
+    apiServerExtraArgs: audit.args,
+    controllerManager: true,
+  });
+  let watch: ClusterWatch | undefined;
+  let objects: ObjectWatch | undefined;
+  let pods: { stop: () => void; marked: () => number } | undefined;
+  try {
+    await stack.kubectl([
+      'apply',
+      '--server-side',
+      '--force-conflicts',
+      '-f',
+      join(EXPERIMENTAL_CRDS, 'olm.operatorframework.io_clusterobjectsets.yaml'),
+    ]);
+    await stack.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd/clusterobjectsets.olm.operatorframework.io']);
+    // No node: the bench marks the extensions' Pods Ready, or no Deployment becomes Available.
+    pods = await markPodsReady(stack.kube.client, (ns) => ns.startsWith('rt-'));
+    await stack.startCatalogd();
+    const floor = await measureFloor(ctx, stack);
+    const labels = binary === undefined ? ['helm', 'boxcutter'] : ['helm', 'boxcutter', 'upstream'];
+    ctx.log(
+      `publishing ${EXTENSIONS} packages (1.0.0 and 1.0.1) and ${ROUNDS + 1} single ones per side (${labels.join(', ')}), their catalogs and installers`,
+    );
+    const groups = new Map<string, SideGroup>();
+    for (const label of labels) groups.set(label, await publishSide(ctx, stack, label));
+    const first = groups.get('helm') as SideGroup;
+    watch = await watchCluster(stack, 'olmv1-system');
+    objects = await watchOwnedObjects(
+      stack,
+      releaseKinds(renderRelease(await loadBundleDir(first.ones[0]?.dir ?? ''), { installNamespace: 'x' }, 'x')),
+    );
+
+    const sides: SideResult[] = [];
+    sides.push(await oursSide(stack, watch, objects, audit, ctx, first, []));
+    sides.push(await oursSide(stack, watch, objects, audit, ctx, groups.get('boxcutter') as SideGroup, [GATE]));
+    const upGroup = groups.get('upstream');
+    if (binary !== undefined && upGroup !== undefined) {
+      ctx.log("starting upstream's operator-controller with the BoxcutterRuntime gate (ours stopped)");
+      const up = await startUpstreamOperatorController(binary, stack.cp, ctx.workDir, stack.registry, [GATE]);
+      try {
+        // Its leader election: the first reconcile waits for the Lease.
+        await sleep(3_000);
+        const c: SideController = { pid: up.pid, settle: () => sleep(2_000), who: upstreams };
+        sides.push(
+          await runSide(stack, watch, objects, audit, upGroup, c, {
+            workDir: ctx.workDir,
+            idleMs: IDLE_MS,
+            timeoutMs: TIMEOUT_MS,
+            log: ctx.log,
+          }),
+        );
+      } finally {
+        await up.stop();
+      }
+    }
+    const table = comparisonTable(
+      sides.map((s) => s.figures),
+      EXTENSIONS,
+      floor,
+      ['boxcutter', 'upstream'],
+    );
+    for (const line of table) ctx.log(line);
+    return {
+      measurements: measurements(sides, floor),
+      details: {
+        extensions: EXTENSIONS,
+        rounds: ROUNDS,
+        idleSeconds: IDLE_MS / 1000,
+        table,
+        floor: floor.raw,
+        sides: Object.fromEntries(sides.map((s) => [s.figures.label, { figures: s.figures, ...s.raw }])),
+        podsMarkedReady: pods.marked(),
+        upstream: binary ?? 'not run (OLMV1_BENCH_UPSTREAM_OPERATOR_CONTROLLER unset)',
+      },
+    };
+  } finally {
+    pods?.stop();
+    objects?.stop();
+    watch?.stop();
+    await stack.stop();
+  }
+}
+
+export const runtimesBenchmark: Benchmark = {
+  name: 'runtimes',
+  title: `Helm runtime, BoxcutterRuntime and upstream's BoxcutterRuntime: 1 and ${EXTENSIONS} installs, upgrade, uninstall, CPU, RSS, requests, at rest, against the server-side-apply floor`,
+  run,
+};
