@@ -12,7 +12,7 @@ import { CLUSTER_CATALOG, CLUSTER_EXTENSION } from '../../pkg/shared/api/index.t
 import { BUNDLE_IMAGE_LIMITS } from '../../pkg/shared/image/index.ts';
 import { parseClusterVersion } from '../../pkg/operator-controller/gating/index.ts';
 import type { KubeClient, KubeContext, KubeObject } from '../../pkg/shared/kube/index.ts';
-import { consoleWatches, ensureBundle, newSessionSecrets, packageWiseCatalog, startConsole } from '../../pkg/olmv1/console/index.ts';
+import { consoleWatches, ensureBundle, objectWatches, newSessionSecrets, packageWiseCatalog, startConsole } from '../../pkg/olmv1/console/index.ts';
 import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, createKubeconfigLookup, type KubeconfigLookup } from './cluster-access.ts';
 import { runCatalogAdd, runCatalogRemove } from './catalog-admin.ts';
 import { runReleaseRollback } from './release-rollback.ts';
@@ -130,6 +130,7 @@ export async function runConsole(args: string[], io: CommandIO, deps: ConsoleDep
           loadCatalog: (_name, url, signal) => packageWiseCatalog(deps.catalogClient, url, signal),
           listExtensions: async (signal) => (await kube.client.listAll(CLUSTER_EXTENSION, { signal })).items,
           ...extensionSources(kube.client, systemNamespace),
+          watchObjects: objectWatches({ client: kube.client, log }),
           installState: (obj) => {
             const s = installState(obj as KubeObject);
             return s.state === 'installed' ? { state: s.state, progress: `installed ${s.bundle} (${s.version})` } : s;

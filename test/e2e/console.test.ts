@@ -1717,6 +1717,39 @@ describe('olmv1 console: the Catalogs page', () => {
     await w.context.close();
   });
 
+  it('shows a ClusterCatalog created and deleted through the API without a reload, and asks for nothing on a timer', async () => {
+    const liveRef = { ...ref, name: `live-${id}` };
+    const w = await open();
+    const { page } = w;
+    await page.goto(`${origin}/#/catalogs`);
+    const row = (n: string) => page.locator('tr', { has: page.locator(`[data-catalog="${n}"]`) });
+    await expect.poll(() => row(CATALOGS.example).count(), { timeout: 15_000 }).toBe(1);
+    await page.evaluate(() => Object.assign(globalThis, { notReloaded: true }));
+    const requests: string[] = [];
+    page.on('request', (r) => requests.push(`${r.method()} ${new URL(r.url()).pathname}`));
+    // An idle page asks for nothing: a window longer than the 5-second poll the live stream replaced.
+    await new Promise((resolve) => setTimeout(resolve, 7_000));
+    expect(requests).toEqual([]);
+    try {
+      await kube.client.create({
+        apiVersion: ref.apiVersion,
+        kind: ref.kind,
+        metadata: { name: liveRef.name },
+        spec: { source: { type: 'Image', image: { ref: `${inject('envtestRegistries').anonymous.host}/console/${CATALOGS.example}:v1` } } },
+      });
+      await expect.poll(() => row(liveRef.name).count(), { timeout: 5_000 }).toBe(1);
+      await kube.client.delete(liveRef);
+      await expect.poll(() => row(liveRef.name).count(), { timeout: 30_000 }).toBe(0);
+    } finally {
+      await kube.client.delete(liveRef).catch(() => undefined);
+    }
+    // Each change was read once it happened, by the page's one data read: no other request, no reload.
+    expect(new Set(requests)).toEqual(new Set(['GET /api/catalogs']));
+    expect(await page.evaluate(() => (globalThis as { notReloaded?: boolean }).notReloaded)).toBe(true);
+    expect(w.errors).toEqual([]);
+    await w.context.close();
+  });
+
   it("shows a restricted user the API server's refusal of an add, and creates nothing", async () => {
     const stopViewer = new AbortController();
     const started = await restrictedConsole(`console-cataloger-${id}`, VIEWER_RULES, stopViewer.signal);

@@ -23,7 +23,7 @@ import {
   validName,
 } from './admin.ts';
 import { route, type Route } from './routes.ts';
-import { streamChanges, type ChangeFeed } from './live.ts';
+import { createChangeFeed, streamChanges, type ChangeFeed } from './live.ts';
 import { historyOf, installedPackages, readReleaseObjects } from './reads.ts';
 import type { ConsoleCatalog, ConsoleSources } from './sources.ts';
 
@@ -175,6 +175,22 @@ export function consoleRoutes(c: RouteContext): Route[] {
         const release = deployedRelease((await historyOf(sources, name, signal)).releases);
         const reads = release === undefined ? [] : await readReleaseObjects(sources, release, signal);
         json(res, 200, releaseObjectsView(release, reads));
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/api/extensions/:name/objects/events',
+      handle: async ({ res, params }) => {
+        const name = params.name ?? '';
+        if (!validName(name)) return json(res, 400, NOT_AN_EXTENSION);
+        const watch = sources.watchObjects;
+        if (watch === undefined) return json(res, 501, { error: 'this console cannot watch the objects of a release' });
+        // The objects of the deployed release, where the objects read finds them, watched while the page shows them.
+        const signal = read();
+        const release = deployedRelease((await historyOf(sources, name, signal)).releases);
+        const refs = release === undefined ? [] : (await readReleaseObjects(sources, release, signal)).map((r) => r.identity);
+        const feed = createChangeFeed((emit, stop) => watch(refs, () => emit({ topic: 'extensions', kind: 'Object', name }), stop));
+        streamChanges(feed, res, () => feed.close());
       },
     }),
     route({

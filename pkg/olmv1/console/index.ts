@@ -1,6 +1,6 @@
 /** `olmv1 console`: a local web console acting with the user's kubeconfig identity (docs/console.md). */
-export { ensureBundle } from './bundle.ts';
+export { buildBundle, ensureBundle } from './bundle.ts';
 export { startConsole } from './server.ts';
 export { newSessionSecrets } from './security.ts';
 export { packageWiseCatalog } from './catalog-source.ts';
-export { consoleWatches } from './watches.ts';
+export { consoleWatches, objectWatches } from './watches.ts';

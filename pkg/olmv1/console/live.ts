@@ -54,7 +54,7 @@ export function createChangeFeed(start: StartWatches): ChangeFeed {
 const KEEPALIVE_MS = 25_000;
 
 /** Answers `res` with the feed as server-sent events (`event: change`, its data the ChangeEvent) until the client goes. */
-export function streamChanges(feed: ChangeFeed, res: ServerResponse): void {
+export function streamChanges(feed: ChangeFeed, res: ServerResponse, onClose?: () => void): void {
   res.statusCode = 200;
   res.setHeader('content-type', 'text/event-stream; charset=utf-8');
   res.setHeader('cache-control', 'no-store');
@@ -65,5 +65,6 @@ export function streamChanges(feed: ChangeFeed, res: ServerResponse): void {
   res.on('close', () => {
     clearInterval(keepalive);
     unsubscribe();
+    onClose?.();
   });
 }

@@ -64,6 +64,15 @@ export interface ConsoleSources {
   objectScope?(type: { apiVersion: string; kind: string }, signal: AbortSignal): Promise<boolean>;
   /** One object (of a release), read as the user; rejects with the API server's error (its `status`). */
   getObject?(ref: { apiVersion: string; kind: string; name: string; namespace: string }, signal: AbortSignal): Promise<unknown>;
+  /**
+   * Watches these objects (of a deployed release) as the user, calling `onChange` when one changes,
+   * until `signal` aborts (watches.ts's objectWatches).
+   */
+  watchObjects?(
+    refs: readonly { apiVersion: string; kind: string; name: string; namespace: string }[],
+    onChange: () => void,
+    signal: AbortSignal,
+  ): void;
   /** Runs `olmv1 release rollback` with these arguments (after `rollback`) as the user. */
   rollback?(args: string[]): Promise<CommandRun>;
   /** The RBAC `olmv1 rbac` computes for the bundle `image` (YAML on stdout, warnings on stderr). */

@@ -10,6 +10,9 @@ import { Informer, clientListWatch, stripManagedFields, type KubeClient, type Ku
 import { Label, RECORD_OWNER } from '../../operator-controller/release/index.ts';
 import type { ChangeTopic, StartWatches } from './live.ts';
 
+/** At most this many objects of a release are watched for one page. */
+const MAX_OBJECT_WATCHES = 100;
+
 interface Watched {
   type: { apiVersion: string; kind: string };
   scope: { namespace?: string; labelSelector?: string; fieldSelector?: string };
@@ -41,18 +44,47 @@ export function consoleWatches(o: { client: KubeClient; systemNamespace: string;
     },
     { type: CLUSTER_CATALOG, scope: {}, topic: 'catalogs' },
   ];
+  // A kind not served (no ClusterObjectSets without the BoxcutterRuntime) or not watchable by this user is expected: retried quietly.
+  const log = o.log.child({ component: 'console-watches' }, { level: 'error' });
   return (emit, signal) => {
     for (const w of watched) {
       const informer = new Informer<KubeObject>({
         name: `console-${w.type.kind.toLowerCase()}s`,
         source: clientListWatch(o.client, { apiVersion: w.type.apiVersion, kind: w.type.kind }, w.scope),
-        log: o.log,
+        log,
         transform: stripManagedFields,
       });
       informer.addHandler((type, obj, old) => {
         // The first list's adds and the periodic resyncs (the same object again) are no change.
         if (!informer.hasSynced || (type === 'update' && obj === old)) return;
         emit({ topic: w.topic, kind: w.type.kind, name: w.about?.(obj) ?? obj.metadata.name ?? '' });
+      });
+      void informer.run(signal);
+    }
+  };
+}
+
+/** Watches of single objects by name (the objects of a release a page shows), as the user. */
+export function objectWatches(o: { client: KubeClient; log: Logger }) {
+  const log = o.log.child({ component: 'console-watches' }, { level: 'error' });
+  return (
+    refs: readonly { apiVersion: string; kind: string; name: string; namespace: string }[],
+    onChange: () => void,
+    signal: AbortSignal,
+  ): void => {
+    for (const ref of refs.slice(0, MAX_OBJECT_WATCHES)) {
+      const informer = new Informer<KubeObject>({
+        name: 'console-release-object',
+        source: clientListWatch(
+          o.client,
+          { apiVersion: ref.apiVersion, kind: ref.kind },
+          { ...(ref.namespace === '' ? {} : { namespace: ref.namespace }), fieldSelector: `metadata.name=${ref.name}` },
+        ),
+        log,
+        transform: stripManagedFields,
+      });
+      informer.addHandler((type, obj, old) => {
+        if (informer.hasSynced && !(type === 'update' && obj === old)) onChange();
       });
       void informer.run(signal);
     }

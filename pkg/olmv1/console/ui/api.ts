@@ -69,6 +69,13 @@ export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T>
   return body as T;
 }
 
+/** Opens a change stream of the console (`/api/events` by default); its body, or throws with the status. */
+export async function openEvents(signal: AbortSignal, path = '/api/events'): Promise<ReadableStream<Uint8Array>> {
+  const res = await fetch(path, { credentials: 'same-origin', headers: { [PAGE_KEY_HEADER]: session.key }, signal });
+  if (!res.ok || res.body === null) throw new ApiFailure(res.status, `${res.status} ${res.statusText}`);
+  return res.body;
+}
+
 /** POSTs a JSON body with the session's CSRF token (the server refuses writes without it); throws with the server's error text. */
 export async function postJson<T>(path: string, body: unknown): Promise<T> {
   const res = await fetch(path, {

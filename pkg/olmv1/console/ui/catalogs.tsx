@@ -1,49 +1,32 @@
 /**
  * The Catalogs page (`#/catalogs`): every ClusterCatalog with Serving and Progressing (reason and
- * message), last unpacked, poll interval, priority and availability, read again every 5 s; add a
+ * message), last unpacked, poll interval, priority and availability, read again on every change of a ClusterCatalog; add a
  * catalog (`olmv1 catalog add`) and remove one after a confirmation (`olmv1 catalog remove`), as the user.
  */
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { ActionGroup, Alert, Button, Form, FormGroup, PageSection, TextInput, Title } from '@patternfly/react-core';
-import { getJson, postJson } from './api.ts';
+import { postJson } from './api.ts';
 import type { CatalogView } from '../admin.ts';
 import { Table } from './extension-page.tsx';
-import { POLL_MS, Status } from './installed.tsx';
+import { Status } from './installed.tsx';
+import { useLive } from './use-live.tsx';
 
 /** The Catalogs page. */
 export function CatalogsPage() {
-  const [rows, setRows] = useState<CatalogView[] | undefined>();
-  const [error, setError] = useState<string | undefined>();
+  const live = useLive<{ catalogs: CatalogView[] }>('/api/catalogs', ['catalogs']);
+  const rows = live.data?.catalogs;
+  const error = live.error?.message;
   const [actionError, setActionError] = useState<string | undefined>();
   const [done, setDone] = useState<string | undefined>();
   const [confirm, setConfirm] = useState<string | undefined>();
-  const [tick, setTick] = useState(0);
   const [form, setForm] = useState({ name: '', image: '', priority: '', pollInterval: '' });
-  useEffect(() => {
-    const ac = new AbortController();
-    const load = (): void => {
-      getJson<{ catalogs: CatalogView[] }>('/api/catalogs', ac.signal).then(
-        (r) => {
-          setRows(r.catalogs);
-          setError(undefined);
-        },
-        (e: unknown) => ac.signal.aborted || setError(String((e as Error).message)),
-      );
-    };
-    load();
-    const t = setInterval(load, POLL_MS);
-    return () => {
-      clearInterval(t);
-      ac.abort();
-    };
-  }, [tick]);
   const act = (p: Promise<unknown>, ok: string): void => {
     setActionError(undefined);
     setDone(undefined);
     p.then(
       () => {
         setDone(ok);
-        setTick((n) => n + 1);
+        live.reload();
       },
       (e: unknown) => setActionError(String((e as Error).message)),
     );

@@ -3,9 +3,8 @@
  * report, run as the user): the verdict, and what blocks the next minor upgrade and why
  * (olm.maxOpenShiftVersion, API versions the next Kubernetes minor removes, Upgradeable=False).
  */
-import { useEffect, useState } from 'react';
 import { Alert, Label, PageSection, Title } from '@patternfly/react-core';
-import { getJson } from './api.ts';
+import { useLive } from './use-live.tsx';
 import { Table } from './extension-page.tsx';
 
 /** The part of `olmv1 status -o json` the page shows (docs/olmv1-status.md). */
@@ -30,9 +29,6 @@ interface Report {
   };
 }
 
-/** How often the gate is read again: each read is `olmv1 status`, which reads every extension's release records. */
-const CLUSTER_POLL_MS = 15_000;
-
 /** `olmv1 status` exit codes: 0 allowed, 1 blocked, 3 undecidable. */
 const VERDICT: Record<number, { text: string; color: 'green' | 'red' | 'orange' }> = {
   0: { text: 'Upgrade allowed', color: 'green' },
@@ -42,26 +38,10 @@ const VERDICT: Record<number, { text: string; color: 'green' | 'red' | 'orange' 
 
 /** The Cluster page. */
 export function ClusterPage() {
-  const [r, setR] = useState<{ code: number; report: Report } | undefined>();
-  const [error, setError] = useState<string | undefined>();
-  useEffect(() => {
-    const ac = new AbortController();
-    const load = (): void => {
-      getJson<{ code: number; report: Report }>('/api/cluster', ac.signal).then(
-        (x) => {
-          setR(x);
-          setError(undefined);
-        },
-        (e: unknown) => ac.signal.aborted || setError(String((e as Error).message)),
-      );
-    };
-    load();
-    const t = setInterval(load, CLUSTER_POLL_MS);
-    return () => {
-      clearInterval(t);
-      ac.abort();
-    };
-  }, []);
+  // Read again when an extension or its revisions change: the gate is computed from them.
+  const live = useLive<{ code: number; report: Report }>('/api/cluster', ['extensions']);
+  const r = live.data;
+  const error = live.error?.message;
   const v = r?.report.verdict;
   const verdict = r === undefined ? undefined : (VERDICT[r.code] ?? { text: `exit ${r.code}`, color: 'orange' as const });
   return (

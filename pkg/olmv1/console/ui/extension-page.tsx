@@ -1,6 +1,6 @@
 /**
  * The detail of one ClusterExtension (`#/installed/NAME`): its conditions, Events and release
- * history (with rollback to a revision, release.tsx), read again every 5 s, the objects of its
+ * history (with rollback to a revision, release.tsx), read again on every change (use-live.tsx), the objects of its
  * deployed release with their health; and uninstall, which first shows what goes and what stays
  * (CRDs and their custom resources are kept unless the user opts in to deleting them, as
  * `olmv1 uninstall --delete-crds` does, after its preview) and deletes only on confirmation, as the user.
@@ -22,7 +22,8 @@ import {
   Title,
 } from '@patternfly/react-core';
 import { ApiFailure, getJson, postJson, type CrdDeletionView, type ExtensionDetail, type UninstallPreview } from './api.ts';
-import { POLL_MS, Status } from './installed.tsx';
+import { Status } from './installed.tsx';
+import { useLive } from './use-live.tsx';
 import { ReleaseHistory, ReleaseObjects } from './release.tsx';
 import { Table } from './table.tsx';
 import { UpgradePlan } from './upgrade.tsx';
@@ -177,35 +178,13 @@ function Uninstall({ name, onDone, onCancel }: { name: string; onDone(deleted?: 
 
 /** The detail page of ClusterExtension `name`. */
 export function ExtensionPage({ name }: { name: string }) {
-  const [d, setD] = useState<ExtensionDetail | undefined>();
-  const [error, setError] = useState<string | undefined>();
-  const [gone, setGone] = useState(false);
+  const live = useLive<ExtensionDetail>(`/api/extensions/${encodeURIComponent(name)}`, ['extensions']);
+  const d = live.data;
+  const gone = live.error instanceof ApiFailure && live.error.status === 404;
+  const error = gone ? undefined : live.error?.message;
   const [uninstalling, setUninstalling] = useState(false);
   const [requested, setRequested] = useState(false);
   const [crdsDeleted, setCrdsDeleted] = useState<CrdDeletionView | undefined>();
-  useEffect(() => {
-    const ac = new AbortController();
-    const load = (): void => {
-      getJson<ExtensionDetail>(`/api/extensions/${encodeURIComponent(name)}`, ac.signal).then(
-        (r) => {
-          setD(r);
-          setError(undefined);
-          setGone(false);
-        },
-        (e: unknown) => {
-          if (ac.signal.aborted) return;
-          if (e instanceof ApiFailure && e.status === 404) setGone(true);
-          else setError(String((e as Error).message));
-        },
-      );
-    };
-    load();
-    const t = setInterval(load, POLL_MS);
-    return () => {
-      clearInterval(t);
-      ac.abort();
-    };
-  }, [name]);
   const crumbs = (
     <Breadcrumb>
       <BreadcrumbItem to="#/installed">Installed</BreadcrumbItem>

@@ -1,10 +1,7 @@
-/** The Installed page: every ClusterExtension with its package, version, and Installed / Progressing / Healthy / UpgradeAvailable, refreshed every 5 s. */
-import { useEffect, useState } from 'react';
+/** The Installed page: every ClusterExtension with its package, version, and Installed / Progressing / Healthy / UpgradeAvailable, read again on every change (use-live.tsx). */
 import { Alert, Label, PageSection, Title } from '@patternfly/react-core';
-import { extensionHref, getJson, type ExtensionRow } from './api.ts';
-
-/** How often the Installed pages read the ClusterExtensions again. */
-export const POLL_MS = 5_000;
+import { extensionHref, type ExtensionRow } from './api.ts';
+import { useLive } from './use-live.tsx';
 
 /** A condition as a label: green when it is `good`, grey when absent or Unknown, else `bad` (red by default). */
 export function Status({ c, good, bad = 'red' }: { c: ExtensionRow['installed']; good: string; bad?: 'red' | 'blue' }) {
@@ -18,26 +15,9 @@ export function Status({ c, good, bad = 'red' }: { c: ExtensionRow['installed'];
 
 /** The Installed page. */
 export function InstalledPage() {
-  const [rows, setRows] = useState<ExtensionRow[] | undefined>();
-  const [error, setError] = useState<string | undefined>();
-  useEffect(() => {
-    const ac = new AbortController();
-    const load = (): void => {
-      getJson<{ extensions: ExtensionRow[] }>('/api/extensions', ac.signal).then(
-        (r) => {
-          setRows(r.extensions);
-          setError(undefined);
-        },
-        (e: unknown) => ac.signal.aborted || setError(String((e as Error).message)),
-      );
-    };
-    load();
-    const t = setInterval(load, POLL_MS);
-    return () => {
-      clearInterval(t);
-      ac.abort();
-    };
-  }, []);
+  const live = useLive<{ extensions: ExtensionRow[] }>('/api/extensions', ['extensions']);
+  const rows = live.data?.extensions;
+  const error = live.error?.message;
   return (
     <PageSection aria-label="Installed">
       <Title headingLevel="h1">Installed operators</Title>

@@ -12,7 +12,9 @@ import { InstalledPage } from './installed.tsx';
 import { PackagePage } from './package-page.tsx';
 import { CatalogsPage } from './catalogs.tsx';
 import { ClusterPage } from './cluster.tsx';
-import { startSession } from './api.ts';
+import { openEvents, startSession } from './api.ts';
+import { connectChanges, sleep } from './changes.ts';
+import { ChangesProvider } from './use-live.tsx';
 
 function useHash(): string {
   const [hash, setHash] = useState(window.location.hash);
@@ -112,4 +114,16 @@ if (root !== null)
     },
   })
     .catch(() => false)
-    .then((ok) => createRoot(root).render(ok ? <App /> : <NoSession />));
+    .then((ok) => {
+      // One live connection for the page's lifetime: every page's data hook listens to it.
+      const changes = ok ? connectChanges((signal) => openEvents(signal), sleep, new AbortController().signal) : undefined;
+      createRoot(root).render(
+        changes === undefined ? (
+          <NoSession />
+        ) : (
+          <ChangesProvider source={changes}>
+            <App />
+          </ChangesProvider>
+        ),
+      );
+    });

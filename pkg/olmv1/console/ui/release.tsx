@@ -1,14 +1,15 @@
 /**
  * The release parts of an extension's page: the objects of the deployed release with their
- * health as operator-controller's health step judges them (read as the user every 5 s; an object
+ * health as operator-controller's health step judges them (read as the user again whenever one of
+ * them or the extension changes: watched while shown; an object
  * the user may not read shows the API server's refusal), and rollback to a superseded revision,
  * which after a confirmation naming the revision runs `olmv1 release rollback NAME REVISION` as
  * the user and shows what it printed, or its refusal as it wrote it. Release content is text only.
  */
 import { useEffect, useRef, useState } from 'react';
 import { ActionGroup, Alert, Button, CodeBlock, CodeBlockCode, Label, Spinner, Title } from '@patternfly/react-core';
-import { ApiFailure, getJson, postJson, type ExtensionDetail, type ReleaseObjectsView } from './api.ts';
-import { POLL_MS } from './installed.tsx';
+import { ApiFailure, postJson, type ExtensionDetail, type ReleaseObjectsView } from './api.ts';
+import { useLive } from './use-live.tsx';
 import { Table } from './table.tsx';
 
 const HEALTH_COLOR = { Healthy: 'green', Unhealthy: 'red', Present: 'grey', NotFound: 'orange', Unreadable: 'orange' } as const;
@@ -22,26 +23,10 @@ const HEALTH_TEXT = {
 
 /** The objects of the deployed release and their health. */
 export function ReleaseObjects({ name }: { name: string }) {
-  const [v, setV] = useState<ReleaseObjectsView | undefined>();
-  const [error, setError] = useState<string | undefined>();
-  useEffect(() => {
-    const ac = new AbortController();
-    const load = (): void => {
-      getJson<ReleaseObjectsView>(`/api/extensions/${encodeURIComponent(name)}/objects`, ac.signal).then(
-        (r) => {
-          setV(r);
-          setError(undefined);
-        },
-        (e: unknown) => ac.signal.aborted || setError(String((e as Error).message)),
-      );
-    };
-    load();
-    const t = setInterval(load, POLL_MS);
-    return () => {
-      clearInterval(t);
-      ac.abort();
-    };
-  }, [name]);
+  const path = `/api/extensions/${encodeURIComponent(name)}/objects`;
+  const live = useLive<ReleaseObjectsView>(path, ['extensions'], `${path}/events`);
+  const v = live.data;
+  const error = live.error?.message;
   return (
     <section aria-labelledby="release-objects-heading" data-release-objects={v === undefined ? 'loading' : 'ready'}>
       <Title headingLevel="h2" id="release-objects-heading">
