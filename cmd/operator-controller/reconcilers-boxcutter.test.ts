@@ -4,7 +4,7 @@
 // operator-controller's own client, never Helm release records nor the bundle's objects; the
 // ClusterObjectSet controller (pkg/operator-controller/objectset) is not run: the tests write
 // the revisions' status as it would, then reconcile the extension again and assert what its
-// status mirrors (applier/boxcutter-status.ts). The Helm runtime's counterpart is
+// status mirrors (applier/boxcutter/status.ts). The Helm runtime's counterpart is
 // reconcilers.test.ts.
 import pino from 'pino';
 import { Registry } from 'prom-client';
@@ -38,7 +38,7 @@ const ANNOTATION = {
 };
 const OWNER_LABELS = { [OWNER_KIND_LABEL]: 'ClusterExtension', [OWNER_NAME_LABEL]: 'ext' };
 
-/** Upstream's phases of generated bundle p.v1.0.0's objects (applier/boxcutter-phases.ts), `<phase>: <Kind ns/name>`. */
+/** Upstream's phases of generated bundle p.v1.0.0's objects (applier/boxcutter/phases.ts), `<phase>: <Kind ns/name>`. */
 const BUNDLE_PHASES = [
   'identity: ServiceAccount ns/p-controller',
   'crds: CustomResourceDefinition widgets.p.e2e.test',
@@ -143,7 +143,7 @@ function harness(versions: string[]) {
       }
       own.edit({ kind: 'ClusterObjectSet', metadata: { name } }, (set) => void (set['status'] = { conditions: succeededConditions(version) }));
     },
-    /** Each revision's objects, read back from its Secrets (boxcutter-store.ts), newest first. */
+    /** Each revision's objects, read back from its Secrets (boxcutter/store.ts), newest first. */
     history: () => createObjectSetReleases(own.client).history('ext'),
   };
 }

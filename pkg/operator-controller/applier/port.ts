@@ -2,7 +2,7 @@
  * The Applier port: what the ClusterExtension steps ask of whatever deploys a revision (upstream's
  * `Applier`), on runtime-neutral terms: a `DesiredRevision` in, the extension's revisions as the
  * one reader reads them (pkg/operator-controller/revisions) out. The Helm runtime
- * (release-applier.ts) and the BoxcutterRuntime (boxcutter-applier.ts) implement it; every write
+ * (helm/) and the BoxcutterRuntime (boxcutter/) implement it; every write
  * of either runtime's records (apply, rollback, uninstall) goes through it. The steps know
  * nothing else of how objects are written, recorded, owned or watched.
  */
@@ -126,7 +126,7 @@ export interface Applier {
   uninstall(name: string, history: readonly Release[], signal: AbortSignal, objects?: UninstallObjects): Promise<DeleteOutcome | undefined>;
   /**
    * Switching runtimes (decision 0125), before the revisions are read: takes over what the other
-   * runtime recorded of the extension (boxcutter-migrate.ts, boxcutter-unmigrate.ts); idempotent.
+   * runtime recorded of the extension (boxcutter/migrate.ts, boxcutter/unmigrate.ts); idempotent.
    */
   migrate(owner: MigrationOwner, signal: AbortSignal): Promise<Migration>;
   /** The objects an ownership refusal names, when `err` is one. */

@@ -4,8 +4,8 @@
  * revisions do (reduced, annotated), so each is compared its own way.
  */
 import type { Release } from '../release/index.ts';
-import { sameRevisionContent } from './boxcutter-revision.ts';
-import { sameRecordContent } from './release-apply.ts';
+import { sameRevisionContent } from './boxcutter/revision.ts';
+import { sameRecordContent } from './helm/apply.ts';
 import type { DesiredRevision } from './revision.ts';
 
 /** True when `desired` is what `release` (a record, or a revision read as one) already holds. */

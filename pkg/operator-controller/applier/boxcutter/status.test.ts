@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { setCondition, type SetCondition } from '../../../test/support/revision-fixtures.ts';
-import { Manifest } from '../release/index.ts';
-import { desiredRevision, type ObjectSetManifest } from './boxcutter-revision.ts';
-import { activeRevisions, deployedSummary, releaseOf, releaseSummaryOf, revisionStates, rolloutOf } from './boxcutter-status.ts';
+import { setCondition, type SetCondition } from '../../../../test/support/revision-fixtures.ts';
+import { Manifest } from '../../release/index.ts';
+import { desiredRevision, type ObjectSetManifest } from './revision.ts';
+import { activeRevisions, deployedSummary, releaseOf, releaseSummaryOf, revisionStates, rolloutOf } from './status.ts';
 
 const T = '2026-11-28T00:00:00Z';
 type Cond = SetCondition;

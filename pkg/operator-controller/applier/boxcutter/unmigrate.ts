@@ -16,14 +16,14 @@
  *
  * Nothing happens where the ClusterObjectSet kind is not served or may not be listed.
  */
-import { CLUSTER_OBJECT_SET, OWNER_NAME_LABEL } from '../../shared/api/index.ts';
-import { errorMessage } from '../../shared/errors/index.ts';
-import { isForbidden, isNoKindMatch, isNotFound, type KubeClient } from '../../shared/kube/index.ts';
-import { deployedRelease, ReleaseStatus, type Release, type ReleaseStore } from '../release/index.ts';
-import type { ObjectSetManifest } from './boxcutter-revision.ts';
-import { OBJECT_DATA_SECRET_TYPE } from './boxcutter-secrets.ts';
-import { releaseOf, revisionStates } from './boxcutter-status.ts';
-import { listRevisions, revisionObjects } from './boxcutter-store.ts';
+import { CLUSTER_OBJECT_SET, OWNER_NAME_LABEL } from '../../../shared/api/index.ts';
+import { errorMessage } from '../../../shared/errors/index.ts';
+import { isForbidden, isNoKindMatch, isNotFound, type KubeClient } from '../../../shared/kube/index.ts';
+import { deployedRelease, ReleaseStatus, type Release, type ReleaseStore } from '../../release/index.ts';
+import type { ObjectSetManifest } from './revision.ts';
+import { OBJECT_DATA_SECRET_TYPE } from './secrets.ts';
+import { releaseOf, revisionStates } from './status.ts';
+import { listRevisions, revisionObjects } from './store.ts';
 
 /** The revision controller's finalizer (pkg/operator-controller/objectset). */
 const TEARDOWN_FINALIZER = 'olm.operatorframework.io/teardown';

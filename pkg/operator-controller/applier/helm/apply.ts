@@ -29,19 +29,19 @@
  * Release records are written with the controller's identity; the objects with `client`, the
  * extension's ServiceAccount.
  */
-import { KEPT_FOR_PACKAGE_ANNOTATION } from '../../shared/api/index.ts';
-import { jsonEqual } from '../../shared/controller/index.ts';
-import { errorMessage } from '../../shared/errors/index.ts';
-import { compareSemver, parseSemver } from '../../shared/semver/index.ts';
-import type { KubeClient, KubeObject } from '../../shared/kube/index.ts';
-import { ReleaseStatus, deployedRelease, manifestLine, type Release, type ReleaseStore } from '../release/index.ts';
-import { applyObjects, dryRunObjects, refuseUnservedKinds } from './apply.ts';
-import { deleteOwnedObjects, type DeleteOutcome } from './delete.ts';
-import { droppedObjects, objectIdentity, refOf, uniqueObjects } from './objects.ts';
-import { ownerReferenceError, releaseOwnerReferences } from './owner-references.ts';
-import { checkOwnership, type Owner, type OwnershipReport } from './ownership.ts';
-import type { DesiredRevision } from './revision.ts';
-import { notIn } from './uninstall.ts';
+import { KEPT_FOR_PACKAGE_ANNOTATION } from '../../../shared/api/index.ts';
+import { jsonEqual } from '../../../shared/controller/index.ts';
+import { errorMessage } from '../../../shared/errors/index.ts';
+import { compareSemver, parseSemver } from '../../../shared/semver/index.ts';
+import type { KubeClient, KubeObject } from '../../../shared/kube/index.ts';
+import { ReleaseStatus, deployedRelease, manifestLine, type Release, type ReleaseStore } from '../../release/index.ts';
+import { applyObjects, dryRunObjects, refuseUnservedKinds } from '../apply.ts';
+import { deleteOwnedObjects, type DeleteOutcome } from '../delete.ts';
+import { droppedObjects, objectIdentity, refOf, uniqueObjects } from '../objects.ts';
+import { ownerReferenceError, releaseOwnerReferences } from '../owner-references.ts';
+import { checkOwnership, type Owner, type OwnershipReport } from '../ownership.ts';
+import type { DesiredRevision } from '../revision.ts';
+import { notIn } from '../uninstall.ts';
 
 /** Outcome of `applyRelease`. */
 interface AppliedRelease {

@@ -1,13 +1,13 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { ApiError, type KubeObject } from '../../shared/kube/index.ts';
-import { fakeCluster, type FakeCluster } from '../../../test/support/fake-cluster.ts';
-import { Manifest } from '../release/index.ts';
-import { createBoxcutterApplier } from './boxcutter-applier.ts';
-import { desiredRevision, sameRevisionContent, type ObjectSetManifest } from './boxcutter-revision.ts';
-import { createObjectSetReleases } from './boxcutter-store.ts';
-import { deleteRevisions } from './boxcutter-uninstall.ts';
-import type { DesiredRevision } from './revision.ts';
+import { ApiError, type KubeObject } from '../../../shared/kube/index.ts';
+import { fakeCluster, type FakeCluster } from '../../../../test/support/fake-cluster.ts';
+import { Manifest } from '../../release/index.ts';
+import { createBoxcutterApplier } from './applier.ts';
+import { desiredRevision, sameRevisionContent, type ObjectSetManifest } from './revision.ts';
+import { createObjectSetReleases } from './store.ts';
+import { deleteRevisions } from './uninstall.ts';
+import type { DesiredRevision } from '../revision.ts';
 
 const NS = 'olmv1-system';
 const ext = { name: 'test-ext', uid: 'ce-uid', installNamespace: 'ns' };

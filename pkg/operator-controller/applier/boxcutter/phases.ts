@@ -11,7 +11,7 @@
  * its validation message. So neither does this module (13 phases exist, so only the object
  * limit can be reached, by a bundle with more than 50 objects of one phase).
  */
-import { gvkOf, type KubeObject } from '../../shared/kube/index.ts';
+import { gvkOf, type KubeObject } from '../../../shared/kube/index.ts';
 
 /** Upstream's well-known phases, in the order they are applied. */
 export const PHASE_ORDER = [

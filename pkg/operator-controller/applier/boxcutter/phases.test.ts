@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../../shared/kube/index.ts';
-import { MAX_OBJECTS_PER_PHASE, MAX_PHASES, PHASE_ORDER, phaseOf, sortIntoPhases } from './boxcutter-phases.ts';
+import type { KubeObject } from '../../../shared/kube/index.ts';
+import { MAX_OBJECTS_PER_PHASE, MAX_PHASES, PHASE_ORDER, phaseOf, sortIntoPhases } from './phases.ts';
 
 const obj = (apiVersion: string, kind: string, name: string, namespace?: string): KubeObject => ({
   apiVersion,

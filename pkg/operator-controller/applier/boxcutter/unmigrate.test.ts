@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, type KubeObject } from '../../shared/kube/index.ts';
-import { fakeCluster } from '../../../test/support/fake-cluster.ts';
-import { Manifest, type Release, type ReleaseStatus } from '../release/index.ts';
-import { desiredRevision, type ObjectSetManifest } from './boxcutter-revision.ts';
-import { migrateToReleases, recordOfRevision } from './boxcutter-unmigrate.ts';
+import { ApiError, type KubeObject } from '../../../shared/kube/index.ts';
+import { fakeCluster } from '../../../../test/support/fake-cluster.ts';
+import { Manifest, type Release, type ReleaseStatus } from '../../release/index.ts';
+import { desiredRevision, type ObjectSetManifest } from './revision.ts';
+import { migrateToReleases, recordOfRevision } from './unmigrate.ts';
 
 const T = '2026-11-28T00:00:00Z';
 const labels = { 'olm.operatorframework.io/owner-kind': 'ClusterExtension', 'olm.operatorframework.io/owner-name': 'ext' };

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { ApiError, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
+import { ApiError, type KubeClient, type KubeObject } from '../../../shared/kube/index.ts';
 import {
   deployedRelease,
   manifestLine,
@@ -8,14 +8,14 @@ import {
   type ReleaseStore,
   type ReleaseSummary,
   Manifest,
-} from '../release/index.ts';
-import { ApplyError } from './apply-error.ts';
-import { withOwnerLabels } from './objects.ts';
-import { applyRelease, sameRecordContent as sameContent } from './release-apply.ts';
-import type { DesiredRevision } from './revision.ts';
-import { uninstallWith } from './uninstall.ts';
-import { fakeCluster, type FakeCluster } from '../../../test/support/fake-cluster.ts';
-import { copiedRelease } from '../../../test/support/extension-ports.ts';
+} from '../../release/index.ts';
+import { ApplyError } from '../apply-error.ts';
+import { withOwnerLabels } from '../objects.ts';
+import { applyRelease, sameRecordContent as sameContent } from './apply.ts';
+import type { DesiredRevision } from '../revision.ts';
+import { uninstallWith } from '../uninstall.ts';
+import { fakeCluster, type FakeCluster } from '../../../../test/support/fake-cluster.ts';
+import { copiedRelease } from '../../../../test/support/extension-ports.ts';
 
 // ---- fakes ---------------------------------------------------------------------------------
 

@@ -6,7 +6,7 @@
  * one has Succeeded (upstream does it there, not here).
  *
  * - `apply(desired)`: the extension's revisions are listed (a failure fails the apply). When the
- *   newest one already holds `desired` (boxcutter-revision.ts `sameRevision`) it is kept: its
+ *   newest one already holds `desired` (revision.ts `sameRevision`) it is kept: its
  *   labels, annotations, probes and deadline brought up to date (a server-side apply, as
  *   upstream's, only when one differs), its Secrets given their owner if a crash left them
  *   without, `changed: false`. Otherwise revision newest + 1 is made, crash-safe in upstream's
@@ -19,10 +19,10 @@
  *   objects applied); it fails as upstream when there is no revision at all.
  * - `rollback(desired)`: `apply(desired)`: the old content as a new revision, which archives the
  *   undone one once it has Succeeded (as upstream goes back: forward, to old content).
- * - `uninstall`: the objects deleted as the installer (uninstall.ts), then the revisions
- *   (boxcutter-uninstall.ts).
+ * - `uninstall`: the objects deleted as the installer (../uninstall.ts), then the revisions
+ *   (uninstall.ts).
  * - `migrate`: an extension with Helm release records and no revision gets revision 1 from its
- *   deployed record (boxcutter-migrate.ts).
+ *   deployed record (migrate.ts).
  * - `deployed`: the installed revision (newest Succeeded, not archived).
  * - `authorize`: as the release applier's: the installer's permissions for the objects the move
  *   writes and deletes, checked as the installer.
@@ -30,12 +30,12 @@
  *   True, Retrying, `revision object collisions in phase N ...`), mirrored onto the extension;
  *   an apply never throws for them.
  */
-import { FIELD_MANAGER, LifecycleState } from '../../shared/api/index.ts';
-import { errorMessage } from '../../shared/errors/index.ts';
-import { isInvalid, isNotFound, type KubeClient, type KubeObject, type ScopedClientFactory } from '../../shared/kube/index.ts';
-import { jsonEqual } from '../../shared/controller/index.ts';
-import type { Release, ReleaseStore } from '../release/index.ts';
-import { migrateFromReleases } from './boxcutter-migrate.ts';
+import { FIELD_MANAGER, LifecycleState } from '../../../shared/api/index.ts';
+import { errorMessage } from '../../../shared/errors/index.ts';
+import { isInvalid, isNotFound, type KubeClient, type KubeObject, type ScopedClientFactory } from '../../../shared/kube/index.ts';
+import { jsonEqual } from '../../../shared/controller/index.ts';
+import type { Release, ReleaseStore } from '../../release/index.ts';
+import { migrateFromReleases } from './migrate.ts';
 import {
   asRevision,
   RevisionAnnotation,
@@ -45,15 +45,15 @@ import {
   sameRevision,
   type ObjectSetManifest,
   type RevisionOwner,
-} from './boxcutter-revision.ts';
-import { createRefSecrets, ensureRefSecretOwners, ownRefSecrets, packObjects, withRefs } from './boxcutter-secrets.ts';
-import { deployedSummary, releaseOf, revisionStates, rolloutOf } from './boxcutter-status.ts';
-import { asObjectSet, listRevisions, revisionObjects } from './boxcutter-store.ts';
-import type { Applied, Applier, ApplyRequest } from './port.ts';
-import { authorizeMove } from './authorize.ts';
-import { deleteRevisions } from './boxcutter-uninstall.ts';
-import { uninstallWith } from './uninstall.ts';
-import type { DesiredRevision } from './revision.ts';
+} from './revision.ts';
+import { createRefSecrets, ensureRefSecretOwners, ownRefSecrets, packObjects, withRefs } from './secrets.ts';
+import { deployedSummary, releaseOf, revisionStates, rolloutOf } from './status.ts';
+import { asObjectSet, listRevisions, revisionObjects } from './store.ts';
+import type { Applied, Applier, ApplyRequest } from '../port.ts';
+import { authorizeMove } from '../authorize.ts';
+import { deleteRevisions } from './uninstall.ts';
+import { uninstallWith } from '../uninstall.ts';
+import type { DesiredRevision } from '../revision.ts';
 
 /** What the Boxcutter applier needs. */
 interface BoxcutterApplierPorts {

@@ -1,21 +1,21 @@
 /**
  * The Applier port (port.ts) over Helm-compatible release records: objects applied as the
- * installer with single ownership (release-apply.ts), each revision recorded as a release, the
+ * installer with single ownership (apply.ts), each revision recorded as a release, the
  * drift watches told what a release holds and asked what is in sync. Pre-authorization checks
  * the installer's rules for the objects a move writes and deletes (preauthorize.ts). A rollback
  * on failure is recorded as Helm's atomic upgrade records it; an uninstall ends with the records.
  */
-import { deployedRelease, ReleaseStatus, type ReleaseStore } from '../release/index.ts';
-import { rollbackDescription } from '../rollback/index.ts';
-import type { KubeClient, KubeObject, ScopedClientFactory } from '../../shared/kube/index.ts';
-import { migrateToReleases } from './boxcutter-unmigrate.ts';
-import { describeObject } from './objects.ts';
-import { OwnershipConflictError } from './ownership.ts';
-import type { ApplyConflict, Applier } from './port.ts';
-import { authorizeMove } from './authorize.ts';
-import { applyRelease, objectsToDelete } from './release-apply.ts';
-import { desiredRelease } from './revision.ts';
-import { uninstallWith } from './uninstall.ts';
+import { deployedRelease, ReleaseStatus, type ReleaseStore } from '../../release/index.ts';
+import { rollbackDescription } from '../../rollback/index.ts';
+import type { KubeClient, KubeObject, ScopedClientFactory } from '../../../shared/kube/index.ts';
+import { migrateToReleases } from '../boxcutter/unmigrate.ts';
+import { describeObject } from '../objects.ts';
+import { OwnershipConflictError } from '../ownership.ts';
+import type { ApplyConflict, Applier } from '../port.ts';
+import { authorizeMove } from '../authorize.ts';
+import { applyRelease, objectsToDelete } from './apply.ts';
+import { desiredRelease } from '../revision.ts';
+import { uninstallWith } from '../uninstall.ts';
 
 /**
  * What the release applier needs of the drift watches (pkg/operator-controller/drift's

@@ -7,11 +7,11 @@
  * conditions. Also the revisions as the port's release records (release history, the
  * deployed release). Pure.
  */
-import { CLUSTER_EXTENSION, LifecycleState, OWNER_NAME_LABEL, ObjectSetConditionType, type Condition } from '../../shared/api/index.ts';
-import { Manifest, ReleaseStatus, type Release, type ReleaseSummary } from '../release/index.ts';
-import { RevisionAnnotation, type ObjectSetManifest } from './boxcutter-revision.ts';
-import type { KubeObject } from '../../shared/kube/index.ts';
-import type { Rollout } from './port.ts';
+import { CLUSTER_EXTENSION, LifecycleState, OWNER_NAME_LABEL, ObjectSetConditionType, type Condition } from '../../../shared/api/index.ts';
+import { Manifest, ReleaseStatus, type Release, type ReleaseSummary } from '../../release/index.ts';
+import { RevisionAnnotation, type ObjectSetManifest } from './revision.ts';
+import type { KubeObject } from '../../../shared/kube/index.ts';
+import type { Rollout } from '../port.ts';
 
 type SetCondition = NonNullable<NonNullable<ObjectSetManifest['status']>['conditions']>[number];
 

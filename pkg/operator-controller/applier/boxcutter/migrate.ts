@@ -5,7 +5,7 @@
  * - an extension with revisions already: nothing, except that a revision 1 labelled as
  *   migrated whose Succeeded is not True gets it (a crash between creating it and its status);
  * - else, with a deployed record (the newest deployed one when the newest record is not, a
- *   failed upgrade say): revision 1 made from that record's objects (boxcutter-revision.ts
+ *   failed upgrade say): revision 1 made from that record's objects (revision.ts
  *   `migratedRevision`: collision protection None, so the ClusterObjectSet controller adopts
  *   the live objects, uids kept, nothing recreated), its objects inline as upstream writes
  *   them, server-side applied; then marked Succeeded at once (`Revision succeeded - migrated
@@ -15,12 +15,12 @@
  *
  * The records are left in place (upstream leaves them too): turning the gate off again finds them.
  */
-import { CLUSTER_OBJECT_SET, FIELD_MANAGER, ObjectSetConditionType, formatKubeTime } from '../../shared/api/index.ts';
-import type { KubeClient } from '../../shared/kube/index.ts';
-import { deployedRelease, type Release, type ReleaseStore } from '../release/index.ts';
-import { MIGRATED_FROM_HELM_LABEL, migratedRevision, type ObjectSetManifest, type RevisionOwner } from './boxcutter-revision.ts';
-import { asObjectSet, listRevisions } from './boxcutter-store.ts';
-import { errorMessage } from '../../shared/errors/index.ts';
+import { CLUSTER_OBJECT_SET, FIELD_MANAGER, ObjectSetConditionType, formatKubeTime } from '../../../shared/api/index.ts';
+import type { KubeClient } from '../../../shared/kube/index.ts';
+import { deployedRelease, type Release, type ReleaseStore } from '../../release/index.ts';
+import { MIGRATED_FROM_HELM_LABEL, migratedRevision, type ObjectSetManifest, type RevisionOwner } from './revision.ts';
+import { asObjectSet, listRevisions } from './store.ts';
+import { errorMessage } from '../../../shared/errors/index.ts';
 
 /** Message of the Succeeded condition of a migrated revision (upstream's). */
 export const MIGRATED_MESSAGE = 'Revision succeeded - migrated from Helm release';

@@ -12,13 +12,13 @@
  * and the revisions go with propagationPolicy Orphan: the garbage collector removes their owner
  * references from every object, CRDs included, and deletes none of them.
  */
-import { CLUSTER_OBJECT_SET } from '../../shared/api/index.ts';
-import { errorMessage } from '../../shared/errors/index.ts';
-import { isNotFound, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
-import type { ReleaseStore } from '../release/index.ts';
-import type { ObjectSetManifest } from './boxcutter-revision.ts';
-import { listRevisions } from './boxcutter-store.ts';
-import { ownerSelector } from './objects.ts';
+import { CLUSTER_OBJECT_SET } from '../../../shared/api/index.ts';
+import { errorMessage } from '../../../shared/errors/index.ts';
+import { isNotFound, type KubeClient, type KubeObject } from '../../../shared/kube/index.ts';
+import type { ReleaseStore } from '../../release/index.ts';
+import type { ObjectSetManifest } from './revision.ts';
+import { listRevisions } from './store.ts';
+import { ownerSelector } from '../objects.ts';
 
 const TYPE = { apiVersion: CLUSTER_OBJECT_SET.apiVersion, kind: CLUSTER_OBJECT_SET.kind };
 

@@ -1,12 +1,12 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { ApiError, type KubeObject } from '../../shared/kube/index.ts';
-import { fakeCluster } from '../../../test/support/fake-cluster.ts';
-import { Manifest, type Release, type ReleaseStatus } from '../release/index.ts';
-import { MIGRATED_MESSAGE, migrateFromReleases, planMigration } from './boxcutter-migrate.ts';
-import { MIGRATED_FROM_HELM_LABEL, migratedRevision, ownerLabels, type ObjectSetManifest } from './boxcutter-revision.ts';
-import { createBoxcutterApplier } from './boxcutter-applier.ts';
-import { createObjectSetReleases } from './boxcutter-store.ts';
+import { ApiError, type KubeObject } from '../../../shared/kube/index.ts';
+import { fakeCluster } from '../../../../test/support/fake-cluster.ts';
+import { Manifest, type Release, type ReleaseStatus } from '../../release/index.ts';
+import { MIGRATED_MESSAGE, migrateFromReleases, planMigration } from './migrate.ts';
+import { MIGRATED_FROM_HELM_LABEL, migratedRevision, ownerLabels, type ObjectSetManifest } from './revision.ts';
+import { createBoxcutterApplier } from './applier.ts';
+import { createObjectSetReleases } from './store.ts';
 
 const owner = { name: 'ext', uid: 'ce-uid' };
 const cm: KubeObject = {

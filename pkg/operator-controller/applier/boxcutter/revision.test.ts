@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../../shared/kube/index.ts';
-import { Manifest, type Release } from '../release/index.ts';
+import type { KubeObject } from '../../../shared/kube/index.ts';
+import { Manifest, type Release } from '../../release/index.ts';
 import {
   DEFAULT_PROGRESSION_PROBES,
   MIGRATED_FROM_HELM_LABEL,
@@ -13,8 +13,8 @@ import {
   sameRevision,
   sortRevisions,
   type ObjectSetManifest,
-} from './boxcutter-revision.ts';
-import type { DesiredRevision } from './revision.ts';
+} from './revision.ts';
+import type { DesiredRevision } from '../revision.ts';
 
 const owner = { name: 'test-extension', uid: 'ce-uid' };
 const bundle = { package: 'test-package', name: 'test-package.v1.0.0', version: '1.0.0', image: 'quay.io/test/bundle:v1.0.0' };
@@ -269,7 +269,7 @@ describe('sameRevision', () => {
 
 describe('DEFAULT_PROGRESSION_PROBES', () => {
   it('are the probes the ClusterObjectSet controller knows as the built-in ones', async () => {
-    const objectset = await import('../objectset/index.ts');
+    const objectset = await import('../../objectset/index.ts');
     expect(DEFAULT_PROGRESSION_PROBES).toEqual(objectset.DEFAULT_PROGRESSION_PROBES);
   });
 });

@@ -17,11 +17,11 @@
  */
 import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync, constants as zlib } from 'node:zlib';
-import type { ObjectSetObject, ObjectSourceRef } from '../../shared/api/index.ts';
-import { isAlreadyExists, type KubeClient, type KubeObject, type OwnerReference } from '../../shared/kube/index.ts';
-import { CLUSTER_OBJECT_SET, OWNER_NAME_LABEL } from '../../shared/api/index.ts';
-import { goJsonMarshal } from '../bundle/index.ts';
-import { errorMessage, parseJsonQuietly } from '../../shared/errors/index.ts';
+import type { ObjectSetObject, ObjectSourceRef } from '../../../shared/api/index.ts';
+import { isAlreadyExists, type KubeClient, type KubeObject, type OwnerReference } from '../../../shared/kube/index.ts';
+import { CLUSTER_OBJECT_SET, OWNER_NAME_LABEL } from '../../../shared/api/index.ts';
+import { goJsonMarshal } from '../../bundle/index.ts';
+import { errorMessage, parseJsonQuietly } from '../../../shared/errors/index.ts';
 
 /** Most bytes of data one Secret is filled with before another is started (upstream's 900 KiB). */
 export const MAX_SECRET_DATA_SIZE = 900 * 1024;

@@ -21,7 +21,7 @@
  *   annotations, probes, deadline) are then applied over it.
  * - Archived revisions beyond the five newest revisions are deleted when a revision is made.
  */
-import type { Assertion, ClusterObjectSetSpec, ObjectSetObject, ObjectSetPhase, ProgressionProbe } from '../../shared/api/index.ts';
+import type { Assertion, ClusterObjectSetSpec, ObjectSetObject, ObjectSetPhase, ProgressionProbe } from '../../../shared/api/index.ts';
 import {
   CLUSTER_EXTENSION,
   CLUSTER_OBJECT_SET,
@@ -29,14 +29,14 @@ import {
   LifecycleState,
   OWNER_KIND_LABEL,
   OWNER_NAME_LABEL,
-} from '../../shared/api/index.ts';
-import { jsonEqual } from '../../shared/controller/index.ts';
-import type { KubeObject, ObjectMeta, OwnerReference } from '../../shared/kube/index.ts';
-import { goJsonMarshal } from '../bundle/index.ts';
-import type { Release } from '../release/index.ts';
-import { sortIntoPhases } from './boxcutter-phases.ts';
-import { OWNER_KIND } from './objects.ts';
-import type { DesiredRevision } from './revision.ts';
+} from '../../../shared/api/index.ts';
+import { jsonEqual } from '../../../shared/controller/index.ts';
+import type { KubeObject, ObjectMeta, OwnerReference } from '../../../shared/kube/index.ts';
+import { goJsonMarshal } from '../../bundle/index.ts';
+import type { Release } from '../../release/index.ts';
+import { sortIntoPhases } from './phases.ts';
+import { OWNER_KIND } from '../objects.ts';
+import type { DesiredRevision } from '../revision.ts';
 
 /** Annotation keys of a revision (upstream's `labels` package; `olm.properties` is the CSV's key). */
 export const RevisionAnnotation = {

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { ApiError, type KubeObject } from '../../shared/kube/index.ts';
-import { fakeCluster } from '../../../test/support/fake-cluster.ts';
+import { ApiError, type KubeObject } from '../../../shared/kube/index.ts';
+import { fakeCluster } from '../../../../test/support/fake-cluster.ts';
 import {
   GZIP_THRESHOLD,
   MAX_SECRET_DATA_SIZE,
@@ -16,7 +16,7 @@ import {
   packObjects,
   resolveRefs,
   withRefs,
-} from './boxcutter-secrets.ts';
+} from './secrets.ts';
 
 const target = { revisionName: 'my-ext-3', ownerName: 'my-ext', systemNamespace: 'olmv1-system' };
 const cm = (name: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({

@@ -4,14 +4,14 @@
  * ClusterExtension steps read (history, the deployed revision), their objects read back from the
  * revision's Secrets (once per revision: RevisionObjects).
  */
-import { CLUSTER_OBJECT_SET, OWNER_NAME_LABEL, parseClusterObjectSet } from '../../shared/api/index.ts';
-import { isNotFound, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
-import type { Release } from '../release/index.ts';
-import type { RevisionRecords } from './port.ts';
-import { sortRevisions, type ObjectSetManifest } from './boxcutter-revision.ts';
-import { resolveRefs } from './boxcutter-secrets.ts';
-import { deployedSummary, releaseOf } from './boxcutter-status.ts';
-import { errorMessage } from '../../shared/errors/index.ts';
+import { CLUSTER_OBJECT_SET, OWNER_NAME_LABEL, parseClusterObjectSet } from '../../../shared/api/index.ts';
+import { isNotFound, type KubeClient, type KubeObject } from '../../../shared/kube/index.ts';
+import type { Release } from '../../release/index.ts';
+import type { RevisionRecords } from '../port.ts';
+import { sortRevisions, type ObjectSetManifest } from './revision.ts';
+import { resolveRefs } from './secrets.ts';
+import { deployedSummary, releaseOf } from './status.ts';
+import { errorMessage } from '../../../shared/errors/index.ts';
 
 const TYPE = { apiVersion: CLUSTER_OBJECT_SET.apiVersion, kind: CLUSTER_OBJECT_SET.kind };
 
@@ -102,7 +102,7 @@ interface ObjectSetReleasesOptions {
 /**
  * The revisions of extensions as the records the ClusterExtension steps and the one reader read
  * (history, deployed, list). Read-only: the Boxcutter applier makes revisions and its uninstall
- * deletes them (boxcutter-uninstall.ts).
+ * deletes them (uninstall.ts).
  */
 export function createObjectSetReleases(client: KubeClient, options: ObjectSetReleasesOptions = {}): RevisionRecords {
   const objects = new RevisionObjects(options.cacheBytes ?? REVISION_OBJECTS_CACHE_BYTES);
