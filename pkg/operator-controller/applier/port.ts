@@ -67,8 +67,10 @@ export interface ApplyConflict {
   owner?: string | undefined;
 }
 
-/** The extension an apply is for. */
-type ApplyExtension = { name: string; uid: string; installNamespace: string; progressDeadlineMinutes?: number | undefined };
+/** An apply's request: the extension it is for (`generation`: the one the rollout status observes), its history and installer. */
+export type ExtensionRequest = ApplyRequest & {
+  extension: { name: string; uid: string; installNamespace: string; progressDeadlineMinutes?: number | undefined; generation?: number | undefined };
+};
 
 /** Undo on failure (decision 0123): the revision undone, and the one whose content goes back. */
 interface Undo {
@@ -78,15 +80,8 @@ interface Undo {
   why: string;
 }
 
-/** The extension a migration between runtimes is for. */
-interface MigrationOwner {
-  name: string;
-  uid: string;
-  installNamespace: string;
-  progressDeadlineMinutes?: number | undefined;
-  /** How many revisions its status lists as active (what the BoxcutterRuntime wrote). */
-  activeRevisions: number;
-}
+/** The extension a migration between runtimes is for; `activeRevisions`: how many its status lists (the BoxcutterRuntime wrote them). */
+type MigrationOwner = ExtensionRequest['extension'] & { activeRevisions: number };
 
 /** What a migration did: none, a revision made from the deployed record (or marked Succeeded), or the revisions let go. */
 type Migration = 'none' | 'created' | 'marked' | 'released';
@@ -112,13 +107,13 @@ export interface Applier {
    * `desired` undefined, keeps the deployed release: re-applied as recorded, drift repaired,
    * nothing recorded. Throws what failed; `conflicts` describes an ownership refusal.
    */
-  apply(request: ApplyRequest & { extension: ApplyExtension }, desired: DesiredRevision | undefined): Promise<Applied>;
+  apply(request: ExtensionRequest, desired: DesiredRevision | undefined): Promise<Applied>;
   /**
    * Undo on failure: deploys `desired` (`undo.to`'s content) as a new revision, as `apply` does;
    * the Helm runtime then records it as Helm's atomic upgrade does (`Rollback to N`, the undone
    * revision failed); under BoxcutterRuntime the new revision archives the undone one.
    */
-  rollback(request: ApplyRequest & { extension: ApplyExtension }, desired: DesiredRevision, undo: Undo): Promise<Applied>;
+  rollback(request: ExtensionRequest, desired: DesiredRevision, undo: Undo): Promise<Applied>;
   /**
    * Ends extension `name` (uninstall.ts): with `objects`, deletes what `history`'s revisions
    * applied that is still the extension's, then its records; without, only its records.

@@ -49,7 +49,7 @@ import {
 import { createRefSecrets, ensureRefSecretOwners, ownRefSecrets, packObjects, withRefs } from './secrets.ts';
 import { deployedSummary, releaseOf, revisionStates, rolloutOf } from './status.ts';
 import { asObjectSet, listRevisions, revisionObjects } from './store.ts';
-import type { Applied, Applier, ApplyRequest } from '../port.ts';
+import type { Applied, Applier, ExtensionRequest } from '../port.ts';
 import { authorizeMove } from '../authorize.ts';
 import { deleteRevisions } from './uninstall.ts';
 import { uninstallWith } from '../uninstall.ts';
@@ -72,15 +72,6 @@ interface BoxcutterApplierPorts {
   /** Resolves once no write of the extension's revisions is in flight (objectset's RevisionWrites), before an uninstall deletes them. */
   settled?: (extension: string) => Promise<void>;
 }
-
-/** The extension an apply is for; `progressDeadlineMinutes` is its spec's (port.ts does not carry it yet). */
-type BoxcutterExtension = {
-  name: string;
-  uid: string;
-  installNamespace: string;
-  progressDeadlineMinutes?: number | undefined;
-  generation?: number | undefined;
-};
 
 /** The mutable part of a revision: what an unchanged apply may bring up to date. */
 function mutableContent(set: ObjectSetManifest): unknown {
@@ -212,7 +203,7 @@ export function createBoxcutterApplier(ports: BoxcutterApplierPorts): Applier {
     return { ...candidate, spec: { ...candidate.spec, phases: withRefs(candidate.spec.phases, packed.refs) } };
   };
 
-  const apply = async (request: ApplyRequest & { extension: BoxcutterExtension }, desired: DesiredRevision | undefined): Promise<Applied> => {
+  const apply = async (request: ExtensionRequest, desired: DesiredRevision | undefined): Promise<Applied> => {
     const { extension, signal } = request;
     const generation = extension.generation ?? 0;
     // Listed first, as upstream: an API failure fails the apply before anything else.
