@@ -10,14 +10,14 @@ import { createRevisionReader } from '../../pkg/operator-controller/revisions/in
 import { createCatalogContentCache, type CatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
 import { CLUSTER_CATALOG, CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
 import { BUNDLE_IMAGE_LIMITS } from '../../pkg/shared/image/index.ts';
-import { parseClusterVersion } from '../../pkg/operator-controller/gating/index.ts';
+import { parseClusterVersion, type ClusterMinor } from '../../pkg/operator-controller/gating/index.ts';
+import { collectStatus } from '../../pkg/olmv1/status/index.ts';
 import type { KubeClient, KubeContext, KubeObject } from '../../pkg/shared/kube/index.ts';
 import { consoleWatches, ensureBundle, objectWatches, newSessionSecrets, packageWiseCatalog, startConsole } from '../../pkg/olmv1/console/index.ts';
-import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, createKubeconfigLookup, type KubeconfigLookup } from './cluster-access.ts';
+import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags } from './cluster-access.ts';
 import { runCatalogAdd, runCatalogRemove } from './catalog-admin.ts';
 import { runReleaseRollback } from './release-rollback.ts';
 import { installRbac } from './rbac.ts';
-import { runStatus } from './status.ts';
 import { runUpgradeApprove, runUpgradePlan } from './upgrade.ts';
 import { formatPlan } from './upgrade-format.ts';
 import type { UpgradePlan } from './upgrade-plan.ts';
@@ -71,8 +71,6 @@ interface ConsoleDeps extends Pick<CatalogSourceDeps, 'catalogClient' | 'connect
   cacheDir: string;
   /** The package lock whose content keys the bundle. */
   lockFile: string;
-  /** How the Cluster page's `olmv1 status` finds the kubeconfig (default: as every command, from this process's environment). */
-  kubeconfig?: KubeconfigLookup;
 }
 
 /** Runs the console until `deps.signal` aborts. */
@@ -98,19 +96,16 @@ export async function runConsole(args: string[], io: CommandIO, deps: ConsoleDep
     }
     const systemNamespace = parsed.values['system-namespace'] ?? DEFAULT_SYSTEM_NAMESPACE;
     if (systemNamespace === '') throw new CommandError(`--system-namespace must not be empty\n${USAGE}`, 2);
-    const clusterVersion = parsed.values['cluster-version'];
-    if (clusterVersion !== undefined) {
-      const cv = parseClusterVersion(clusterVersion);
+    const rawVersion = parsed.values['cluster-version'];
+    let clusterVersion: ClusterMinor | undefined;
+    if (rawVersion !== undefined) {
+      const cv = parseClusterVersion(rawVersion);
       if (!cv.ok) throw new CommandError(`--cluster-version: ${cv.error}\n${USAGE}`, 2);
+      clusterVersion = cv.value;
     }
-    const versionFlag = clusterVersion === undefined ? [] : [`--cluster-version=${clusterVersion}`];
+    const versionFlag = rawVersion === undefined ? [] : [`--cluster-version=${rawVersion}`];
     const flags = clusterFlags(parsed.values, USAGE);
     const kube = await deps.connectCluster(flags);
-    // `olmv1 status` connects by itself: the same flags, the same kubeconfig resolution.
-    const clusterArgs = [
-      ...(flags.kubeconfig === undefined ? [] : [`--kubeconfig=${flags.kubeconfig}`]),
-      ...(flags.context === undefined ? [] : [`--context=${flags.context}`]),
-    ];
     const catalogdFlag = catalogdUrl === undefined ? [] : [`--catalogd-url=${catalogdUrl.href}`];
     const catalogContent = deps.catalogContent ?? createCatalogContentCache({ client: deps.catalogClient });
     try {
@@ -136,7 +131,7 @@ export async function runConsole(args: string[], io: CommandIO, deps: ConsoleDep
             return s.state === 'installed' ? { state: s.state, progress: `installed ${s.bundle} (${s.version})` } : s;
           },
           install: (installArgs) => installAs(kube, { ...deps, catalogContent }, [...catalogdFlag, ...installArgs]),
-          ...adminSources(kube, { ...deps, catalogContent }, clusterArgs, catalogdFlag, `--system-namespace=${systemNamespace}`, versionFlag),
+          ...adminSources(kube, { ...deps, catalogContent }, catalogdFlag, { systemNamespace, clusterVersion, versionFlag }),
         },
       }).catch((e: unknown) => {
         throw new CommandError(`cannot serve the console on 127.0.0.1:${port}: ${(e as Error).message}`, 1);
@@ -238,11 +233,14 @@ async function captured(run: (io: CommandIO) => Promise<number>): Promise<{ code
 function adminSources(
   kube: KubeContext,
   deps: ConsoleDeps & { catalogContent: CatalogContentCache },
-  clusterArgs: readonly string[],
   catalogdFlag: readonly string[],
-  systemNamespaceFlag: string,
-  versionFlag: readonly string[],
+  {
+    systemNamespace,
+    clusterVersion,
+    versionFlag,
+  }: { systemNamespace: string; clusterVersion: ClusterMinor | undefined; versionFlag: readonly string[] },
 ) {
+  const systemNamespaceFlag = `--system-namespace=${systemNamespace}`;
   const upgradeFlags = [...catalogdFlag, systemNamespaceFlag];
   const same = { connectCluster: () => Promise.resolve({ ...kube, close: () => undefined }) };
   const clock = { sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)), now: () => Date.now() };
@@ -251,18 +249,10 @@ function adminSources(
     ...(deps.defaultAuthFile === undefined ? {} : { defaultAuthFile: deps.defaultAuthFile }),
   };
   const upgradeDeps = { ...same, catalogContent: deps.catalogContent, ...bundleDeps };
-  const lookup = deps.kubeconfig ?? createKubeconfigLookup({ KUBECONFIG: process.env.KUBECONFIG, HOME: process.env.HOME }, process.cwd());
   return {
+    // `olmv1 status`'s service itself, as the console's user.
     clusterStatus: (signal: AbortSignal) =>
-      captured((io) =>
-        runStatus([...clusterArgs, '--output=json', systemNamespaceFlag, ...versionFlag], io, {
-          kubeconfig: lookup,
-          isTTY: false,
-          columns: undefined,
-          noColor: true,
-          signal,
-        }),
-      ),
+      collectStatus({ client: kube.client, transport: kube.transport }, { namespace: systemNamespace, clusterVersion, signal }),
     listCatalogObjects: async (signal: AbortSignal) => (await kube.client.listAll(CLUSTER_CATALOG, { signal })).items,
     catalogAdd: (args: string[]) => captured((io) => runCatalogAdd(args, io, { ...same, ...clock })),
     catalogRemove: (args: string[]) => captured((io) => runCatalogRemove(args, io, { ...same, ...clock })),

@@ -3,7 +3,7 @@
 // report Upgradeable=False. End to end: test/e2e/cluster-gate.test.ts.
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../pkg/shared/kube/index.ts';
-import { STATUS_EXIT, StatusReport, buildStatusReport, statusExitCode, type StatusInput } from './status-report.ts';
+import { STATUS_EXIT, StatusReport, buildStatusReport, statusExitCode, type StatusInput } from '../../pkg/olmv1/status/index.ts';
 import { renderStatusTable } from './status-table.ts';
 
 const extension = (name: string, annotations?: Record<string, string>): KubeObject => ({

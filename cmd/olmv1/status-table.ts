@@ -3,7 +3,7 @@
  * fails, the verdict line and metadata errors. Colour only on a terminal without NO_COLOR; lines
  * are cut to the terminal's width when one is given.
  */
-import type { StatusReport } from './status-report.ts';
+import type { StatusReport } from '../../pkg/olmv1/status/index.ts';
 
 /** Rendering options. */
 interface TableOptions {

@@ -5,7 +5,14 @@ import { describe, expect, it } from 'vitest';
 import type { KubeContext, KubeObject } from '../../pkg/shared/kube/index.ts';
 import { testTempDir } from '../../test/support/temp-dir.ts';
 import { createKubeconfigLookup } from './cluster-access.ts';
-import { STATUS_EXIT, STATUS_SCHEMA_VERSION, StatusReport, buildStatusReport, statusExitCode, type StatusInput } from './status-report.ts';
+import {
+  STATUS_EXIT,
+  STATUS_SCHEMA_VERSION,
+  StatusReport,
+  buildStatusReport,
+  statusExitCode,
+  type StatusInput,
+} from '../../pkg/olmv1/status/index.ts';
 import { renderStatusTable } from './status-table.ts';
 import { runStatus } from './status.ts';
 import { fakeCluster, type FakeCluster } from '../../test/support/fake-cluster.ts';

@@ -3,28 +3,10 @@
  * gates scripts: `olmv1 status && oc adm upgrade ...`.
  */
 import { dump } from 'js-yaml';
-import { CLUSTER_CATALOG, CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';
-import {
-  nextMinorVersion,
-  parseClusterVersion,
-  parseKubernetesVersion,
-  type ClusterMinor,
-  type DeployedExtension,
-  type ObjectIdentity,
-} from '../../pkg/operator-controller/gating/index.ts';
-import { readServerVersion } from '../../pkg/operator-controller/dependencies/index.ts';
-import { ReleaseStatus } from '../../pkg/operator-controller/release/index.ts';
-import {
-  isForbidden,
-  isNoKindMatch,
-  isNotFound,
-  sleepUnlessAborted,
-  type KubeClient,
-  type KubeContext,
-  type KubeObject,
-} from '../../pkg/shared/kube/index.ts';
-import { createRevisionReader, type ObjectSetState } from '../../pkg/operator-controller/revisions/index.ts';
+import { parseClusterVersion, parseKubernetesVersion, type ClusterMinor } from '../../pkg/operator-controller/gating/index.ts';
+import { sleepUnlessAborted, type KubeContext } from '../../pkg/shared/kube/index.ts';
+import { STATUS_EXIT, collectStatus, statusExitCode, type StatusReader, type StatusReport } from '../../pkg/olmv1/status/index.ts';
 import {
   CLUSTER_FLAGS,
   CLUSTER_FLAGS_HELP,
@@ -36,15 +18,6 @@ import {
 } from './cluster-access.ts';
 import { CommandError, flagChoice, parseCommandLine, runCommand } from './render.ts';
 import { DEFAULT_SYSTEM_NAMESPACE } from './release.ts';
-import {
-  ADVICE_REASONS,
-  STATUS_EXIT,
-  buildStatusReport,
-  statusExitCode,
-  type ClusterVersionInfo,
-  type KubernetesTargetInfo,
-  type StatusReport,
-} from './status-report.ts';
 import { renderStatusTable } from './status-table.ts';
 import type { CommandIO } from './io.ts';
 
@@ -155,7 +128,7 @@ export async function runStatus(args: readonly string[], io: CommandIO, deps: St
     const connecting = deps.connect === undefined ? connectCluster(o.cluster, deps.kubeconfig, STATUS_EXIT.failed) : deps.connect(o.cluster);
     return withCluster(connecting, async (kube) => {
       const render = (r: StatusReport): string => format(r, o.output, deps);
-      const reader: Reader = { client: kube.client, transport: kube.transport };
+      const reader: StatusReader = { client: kube.client, transport: kube.transport };
       if (!o.watch) {
         const report = await collect(reader, o);
         io.stdout.write(render(report));
@@ -167,7 +140,7 @@ export async function runStatus(args: readonly string[], io: CommandIO, deps: St
 }
 
 // Redraws whenever the rendered text changes; polls every --interval until the signal aborts.
-async function watch(client: Reader, o: Options, io: CommandIO, deps: StatusCommandDeps, render: (r: StatusReport) => string): Promise<number> {
+async function watch(client: StatusReader, o: Options, io: CommandIO, deps: StatusCommandDeps, render: (r: StatusReport) => string): Promise<number> {
   let last = '';
   let code = 0;
   const signal = deps.signal ?? new AbortController().signal;
@@ -193,102 +166,11 @@ function format(report: StatusReport, output: Options['output'], deps: StatusCom
   });
 }
 
-/** What collect reads with: the client, and the transport for the API server's /version. */
-interface Reader {
-  client: KubeClient;
-  transport: Parameters<typeof readServerVersion>[0];
-}
-
-/** Reads everything the report needs; API failures are connection errors (exit 2), except for the cluster version. */
-async function collect(reader: Reader, o: Options): Promise<StatusReport> {
-  const { client } = reader;
+/** Reads the report as the service does; a cluster that cannot be read is exit 2. */
+async function collect(reader: StatusReader, o: Options): Promise<StatusReport> {
   try {
-    const [version, kubernetes, catalogs, extensions, advice] = await Promise.all([
-      currentVersion(client, o.clusterVersion),
-      kubernetesTarget(reader.transport, o.kubernetesVersion),
-      client.listAll(CLUSTER_CATALOG),
-      client.listAll(CLUSTER_EXTENSION),
-      adviceEvents(client),
-    ]);
-    // ClusterObjectSets for an extension that has them (BoxcutterRuntime), else its release records.
-    const store = createRevisionReader({ client, namespace: o.namespace });
-    const deployed = new Map<string, DeployedExtension>();
-    const objects = new Map<string, readonly ObjectIdentity[]>();
-    const objectSets = new Map<string, ObjectSetState>();
-    const unreadable: string[] = [];
-    for (const e of extensions.items) {
-      const name = e.metadata.name ?? '';
-      try {
-        // The whole history, as `olmv1 release history` reads it: the deployed revision's objects too.
-        const history = await store.read(name);
-        const release = history.releases.find((r) => r.status === ReleaseStatus.Deployed);
-        const set = history.objectSets?.find((s) => s.name === release?.objectSet) ?? history.objectSets?.[0];
-        if (set !== undefined) objectSets.set(name, set);
-        if (release === undefined) continue;
-        deployed.set(name, { extension: name, bundle: release.bundle.name, properties: release.properties });
-        objects.set(name, release.manifest.identities());
-      } catch {
-        unreadable.push(name);
-      }
-    }
-    return buildStatusReport({
-      version,
-      kubernetes,
-      objects,
-      catalogs: catalogs.items,
-      extensions: extensions.items,
-      deployed,
-      unreadable,
-      adviceEvents: advice,
-      ...(objectSets.size === 0 ? {} : { objectSets }),
-    });
+    return await collectStatus(reader, { namespace: o.namespace, clusterVersion: o.clusterVersion, kubernetesVersion: o.kubernetesVersion });
   } catch (e) {
     throw new CommandError(errorMessage(e), STATUS_EXIT.failed);
   }
-}
-
-/** operator-controller's advice Events (in namespace default, as for cluster-scoped objects); none when the user may not list them. */
-async function adviceEvents(client: KubeClient): Promise<KubeObject[]> {
-  try {
-    const lists = await Promise.all(
-      ADVICE_REASONS.map((reason) =>
-        client.listAll({ apiVersion: 'events.k8s.io/v1', kind: 'Event' }, { namespace: 'default', fieldSelector: `reason=${reason}` }),
-      ),
-    );
-    return lists.flatMap((l) => l.items);
-  } catch {
-    return [];
-  }
-}
-
-/** --kubernetes-version, else the minor after the API server's `/version`; unknown (saying why) when that cannot be read. */
-async function kubernetesTarget(transport: Reader['transport'], flag: ClusterMinor | undefined): Promise<KubernetesTargetInfo> {
-  if (flag !== undefined) return { ok: true, target: flag, source: 'flag' };
-  let gitVersion: string;
-  try {
-    gitVersion = await readServerVersion(transport);
-  } catch (e) {
-    return { ok: false, error: `cannot read the API server's version: ${errorMessage(e)}` };
-  }
-  const v = parseKubernetesVersion(gitVersion);
-  return v.ok ? { ok: true, target: nextMinorVersion(v.value), source: 'server' } : { ok: false, error: v.error };
-}
-
-/** --cluster-version, else the ClusterVersion `version`; unknown (saying why) when absent, unusable or unreadable. */
-export async function currentVersion(client: KubeClient, flag: ClusterMinor | undefined): Promise<ClusterVersionInfo> {
-  if (flag !== undefined) return { ok: true, current: flag, source: 'flag' };
-  let desired: unknown;
-  try {
-    const cv = await client.get({ apiVersion: 'config.openshift.io/v1', kind: 'ClusterVersion', name: 'version' });
-    desired = (cv.status as { desired?: { version?: unknown } } | undefined)?.desired?.version;
-  } catch (e) {
-    if (isNoKindMatch(e)) return { ok: false, error: 'the cluster serves no config.openshift.io/v1 ClusterVersion API (it is not OpenShift)' };
-    if (isNotFound(e)) return { ok: false, error: 'the config.openshift.io/v1 ClusterVersion "version" does not exist' };
-    if (isForbidden(e)) return { ok: false, error: `cannot read the ClusterVersion "version": ${errorMessage(e)}` };
-    throw e;
-  }
-  if (typeof desired !== 'string' || desired === '') return { ok: false, error: 'the ClusterVersion "version" has no status.desired.version' };
-  const parsed = parseClusterVersion(desired);
-  if (!parsed.ok) return { ok: false, error: `the ClusterVersion "version" has status.desired.version ${JSON.stringify(desired)}: ${parsed.error}` };
-  return { ok: true, current: parsed.value, source: 'ClusterVersion' };
 }

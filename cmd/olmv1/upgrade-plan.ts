@@ -26,7 +26,7 @@ import {
   relevantDeprecation,
   type ResolveClusterDeps,
 } from './resolve-cluster.ts';
-import { currentVersion } from './status.ts';
+import { currentVersion } from '../../pkg/olmv1/status/index.ts';
 import { formatGates, planGates, type PlanGates } from './upgrade-gates.ts';
 
 /** What the upgrade commands need (composed in commands.ts). */

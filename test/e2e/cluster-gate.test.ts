@@ -13,7 +13,7 @@ import { CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
 import { UPGRADEABLE_ANNOTATION, UPGRADEABLE_MESSAGE_ANNOTATION } from '../../pkg/operator-controller/gating/index.ts';
 import { Manifest, createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import { createKubeconfigLookup } from '../../cmd/olmv1/cluster-access.ts';
-import { StatusReport } from '../../cmd/olmv1/status-report.ts';
+import { StatusReport } from '../../pkg/olmv1/status/index.ts';
 import { runStatus } from '../../cmd/olmv1/status.ts';
 import { waitForEvent } from '../support/events.ts';
 import { clusterExtension, installedAs, installerFor, offerPackage, useExtensionStack, waitForExtension } from '../support/extensions.ts';

@@ -28,7 +28,7 @@ import { installOpenShiftKinds } from '../support/olm-config.ts';
 import { readMetric } from '../support/operator-controller.ts';
 import { createKubeconfigLookup } from '../../cmd/olmv1/cluster-access.ts';
 import { runStatus } from '../../cmd/olmv1/status.ts';
-import { StatusReport } from '../../cmd/olmv1/status-report.ts';
+import { StatusReport } from '../../pkg/olmv1/status/index.ts';
 
 const exec = promisify(execFile);
 const run = randomBytes(3).toString('hex');

@@ -11,7 +11,7 @@ import { dump } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createKubeconfigLookup, type KubeconfigLookup } from '../../cmd/olmv1/cluster-access.ts';
 import { runRelease } from '../../cmd/olmv1/release.ts';
-import { StatusReport } from '../../cmd/olmv1/status-report.ts';
+import { StatusReport } from '../../pkg/olmv1/status/index.ts';
 import { runStatus } from '../../cmd/olmv1/status.ts';
 import { connect, decodeWatchStream, type KubeContext } from '../../pkg/shared/kube/index.ts';
 import { useCrds } from '../support/crd-admission.ts';

@@ -23,6 +23,7 @@ import {
   validName,
 } from './admin.ts';
 import { route, type Route } from './routes.ts';
+import { statusExitCode } from '../status/index.ts';
 import { createChangeFeed, streamChanges, type ChangeFeed } from './live.ts';
 import { historyOf, installedPackages, readReleaseObjects } from './reads.ts';
 import type { ConsoleCatalog, ConsoleSources } from './sources.ts';
@@ -77,10 +78,9 @@ export function consoleRoutes(c: RouteContext): Route[] {
       method: 'GET',
       path: '/api/cluster',
       handle: async ({ res }) => {
-        const out = await need(sources.clusterStatus, 'status')(read());
-        // 0 allowed, 1 blocked, 3 undecidable: each prints the report; 2 is a failure to read the cluster.
-        if (out.code === 2 || out.stdout.trim() === '') return json(res, 502, { error: failureText(out, 'status') });
-        json(res, 200, { code: out.code, report: JSON.parse(out.stdout) as unknown });
+        // The verdict as `olmv1 status` exits: 0 allowed, 1 blocked, 3 undecidable (a cluster it cannot read rejects: 502).
+        const report = await need(sources.clusterStatus, 'status')(read());
+        json(res, 200, { code: statusExitCode(report), report });
       },
     }),
     route({

@@ -5,6 +5,7 @@ import type { Release } from '../../operator-controller/release/index.ts';
 import type { ExtensionHistory } from '../../operator-controller/revisions/index.ts';
 import type { InstallProgress } from './extensions.ts';
 import type { CommandRun } from './admin.ts';
+import type { StatusReport } from '../status/index.ts';
 
 /** A catalog's content, loadable one package at a time. */
 export interface ConsoleCatalog {
@@ -48,8 +49,8 @@ export interface ConsoleSources {
   uninstall?(args: string[]): Promise<CommandRun>;
   /** Runs `olmv1 install` with these arguments (after `install`) as the user; its exit code and output. */
   install(args: string[], signal: AbortSignal): Promise<{ code: number; stdout: string; stderr: string }>;
-  /** Runs `olmv1 status -o json` as the user (the cluster-upgrade gate). */
-  clusterStatus?(signal: AbortSignal): Promise<CommandRun>;
+  /** `olmv1 status`'s report, read as the user (the cluster-upgrade gate); rejects when the cluster cannot be read. */
+  clusterStatus?(signal: AbortSignal): Promise<StatusReport>;
   /** The ClusterCatalog objects. */
   listCatalogObjects?(signal: AbortSignal): Promise<unknown[]>;
   /** Runs `olmv1 catalog add` with these arguments (after `catalog add`) as the user. */

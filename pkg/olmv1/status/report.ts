@@ -13,10 +13,10 @@ import {
   type ClusterMinor,
   type DeployedExtension,
   type ObjectIdentity,
-} from '../../pkg/operator-controller/gating/index.ts';
-import { HealthConditionType } from '../../pkg/shared/api/index.ts';
-import type { KubeObject } from '../../pkg/shared/kube/index.ts';
-import type { ObjectSetState } from '../../pkg/operator-controller/revisions/index.ts';
+} from '../../operator-controller/gating/index.ts';
+import { HealthConditionType } from '../../shared/api/index.ts';
+import type { KubeObject } from '../../shared/kube/index.ts';
+import type { ObjectSetState } from '../../operator-controller/revisions/index.ts';
 
 /** The schema version this build writes. */
 export const STATUS_SCHEMA_VERSION = 1;
