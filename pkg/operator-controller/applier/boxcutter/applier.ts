@@ -73,29 +73,22 @@ interface BoxcutterApplierPorts {
   settled?: (extension: string) => Promise<void>;
 }
 
-/** The mutable part of a revision: what an unchanged apply may bring up to date. */
-function mutableContent(set: ObjectSetManifest): unknown {
-  return {
-    labels: set.metadata.labels,
-    annotations: set.metadata.annotations,
-    ownerReferences: set.metadata.ownerReferences?.map((o) => o.uid),
-    probes: set.spec.progressionProbes,
-    deadline: set.spec.progressDeadlineMinutes,
-  };
-}
-
-/** True when `live` already carries what `desired` sets of the mutable part (its own extra labels and annotations allowed). */
+/**
+ * True when `live` already carries what `desired` sets of the mutable part of a revision (what an
+ * unchanged apply may bring up to date; its own extra labels and annotations allowed).
+ */
 function mutableUpToDate(live: ObjectSetManifest, desired: ObjectSetManifest): boolean {
-  const want = mutableContent(desired) as Record<string, unknown>;
-  const have = mutableContent(live) as Record<string, unknown>;
   const covers = (a: Record<string, string> | undefined, b: Record<string, string> | undefined): boolean =>
     Object.entries(b ?? {}).every(([k, v]) => a?.[k] === v);
   return (
     covers(live.metadata.labels, desired.metadata.labels) &&
     covers(live.metadata.annotations, desired.metadata.annotations) &&
-    jsonEqual(have['ownerReferences'], want['ownerReferences']) &&
-    jsonEqual(have['probes'], want['probes']) &&
-    jsonEqual(have['deadline'], want['deadline'])
+    jsonEqual(
+      live.metadata.ownerReferences?.map((o) => o.uid),
+      desired.metadata.ownerReferences?.map((o) => o.uid),
+    ) &&
+    jsonEqual(live.spec.progressionProbes, desired.spec.progressionProbes) &&
+    jsonEqual(live.spec.progressDeadlineMinutes, desired.spec.progressDeadlineMinutes)
   );
 }
 
@@ -209,20 +202,19 @@ export function createBoxcutterApplier(ports: BoxcutterApplierPorts): Applier {
     // Listed first, as upstream: an API failure fails the apply before anything else.
     const sets = await listRevisions(client, extension.name, signal);
     const current = sets.at(-1);
+    // No new revision: the ClusterObjectSet controller keeps `set`'s objects applied.
+    const keep = async (set: ObjectSetManifest): Promise<Applied> => {
+      const repaired = repair(extension.name, set);
+      return { release: await kept(set, sets, request.history, signal), changed: false, repaired, rollout: rolloutOf(sets, generation) };
+    };
     if (desired === undefined) {
       if (current === undefined) throw new Error('catalog content unavailable and no revision installed');
-      // Keep: the ClusterObjectSet controller keeps the revision's objects applied.
-      const installed = revisionStates(sets).installed ?? current;
-      const repaired = repair(extension.name, installed);
-      return { release: await kept(installed, sets, request.history, signal), changed: false, repaired, rollout: rolloutOf(sets, generation) };
+      return keep(revisionStates(sets).installed ?? current);
     }
     const owner: RevisionOwner = { name: extension.name, uid: extension.uid, progressDeadlineMinutes: extension.progressDeadlineMinutes };
     if (current !== undefined) {
       const compared = comparedWith(owner, desired, current);
-      if (sameRevision(current, compared) && (await keepCurrent(current, compared, signal))) {
-        const repaired = repair(extension.name, current);
-        return { release: await kept(current, sets, request.history, signal), changed: false, repaired, rollout: rolloutOf(sets, generation) };
-      }
+      if (sameRevision(current, compared) && (await keepCurrent(current, compared, signal))) return keep(current);
       // The same bundle in another revision still active (the installed one's record stood in for
       // a pull while a newer revision of that bundle rolls out, say, or a takeover of upstream's
       // revisions whose objects it rendered a little otherwise): no new revision, the newest goes on.
@@ -232,10 +224,7 @@ export function createBoxcutterApplier(ports: BoxcutterApplierPorts): Applier {
       const heldElsewhere = sets.some(
         (set) => set !== current && set.spec.lifecycleState !== LifecycleState.Archived && sameRevision(set, comparedWith(owner, desired, set)),
       );
-      if (sameBundle(current) && heldElsewhere) {
-        const repaired = repair(extension.name, current);
-        return { release: await kept(current, sets, request.history, signal), changed: false, repaired, rollout: rolloutOf(sets, generation) };
-      }
+      if (sameBundle(current) && heldElsewhere) return keep(current);
     }
     const release = await createRevision(owner, desired, sets, signal);
     return { release, changed: true, repaired: [], rollout: rolloutOf(await listRevisions(client, extension.name, signal), generation) };
