@@ -5,8 +5,7 @@ import { fakeCluster, type FakeCluster } from '../../../../test/support/fake-clu
 import { Manifest } from '../../release/index.ts';
 import { createBoxcutterApplier } from './applier.ts';
 import { desiredRevision, sameRevisionContent, type ObjectSetManifest } from './revision.ts';
-import { createObjectSetReleases } from './store.ts';
-import { deleteRevisions } from './uninstall.ts';
+import { createObjectSetReleases, deleteRevisions } from './store.ts';
 import type { DesiredRevision } from '../revision.ts';
 
 const NS = 'olmv1-system';

@@ -20,7 +20,7 @@
  * - `rollback(desired)`: `apply(desired)`: the old content as a new revision, which archives the
  *   undone one once it has Succeeded (as upstream goes back: forward, to old content).
  * - `uninstall`: the objects deleted as the installer (../uninstall.ts), then the revisions
- *   (uninstall.ts).
+ *   (store.ts `deleteRevisions`).
  * - `migrate`: an extension with Helm release records and no revision gets revision 1 from its
  *   deployed record (migrate.ts).
  * - `deployed`: the installed revision (newest Succeeded, not archived).
@@ -48,10 +48,9 @@ import {
 } from './revision.ts';
 import { createRefSecrets, ensureRefSecretOwners, ownRefSecrets, packObjects, withRefs } from './secrets.ts';
 import { deployedSummary, releaseOf, revisionStates, rolloutOf } from './status.ts';
-import { asObjectSet, listRevisions, revisionObjects } from './store.ts';
+import { asObjectSet, deleteRevisions, listRevisions, revisionObjects } from './store.ts';
 import type { Applied, Applier, ExtensionRequest } from '../port.ts';
 import { authorizeMove } from '../authorize.ts';
-import { deleteRevisions } from './uninstall.ts';
 import { uninstallWith } from '../uninstall.ts';
 import type { DesiredRevision } from '../revision.ts';
 
