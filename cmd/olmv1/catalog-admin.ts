@@ -4,12 +4,13 @@
  */
 import { CLUSTER_CATALOG } from '../../pkg/shared/api/index.ts';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';
-import { isAlreadyExists, isNotFound, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
+import { isNotFound, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import { toYaml } from '../../pkg/operator-controller/render/index.ts';
 import { parseDuration } from '../shared/flags.ts';
 import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, withCluster } from './cluster-access.ts';
 import { type CommandIO, EXIT, poll, table } from './io.ts';
-import { catalogManifest, catalogRow, catalogServing } from './install-objects.ts';
+import { catalogRow, catalogServing } from './install-objects.ts';
+import { catalogManifest, createCatalog, deleteCatalog } from '../../pkg/olmv1/catalog/index.ts';
 import type { InstallDeps } from './install.ts';
 import { CommandError, flagChoice, formatObjects, parseCommandLine, runCommand, timeoutFlag } from './render.ts';
 
@@ -163,12 +164,8 @@ export async function runCatalogAdd(args: readonly string[], io: CommandIO, deps
       return;
     }
     await withCluster(deps.connectCluster(a.cluster), async (kube) => {
-      try {
-        await kube.client.create(a.catalog);
-      } catch (e) {
-        if (isAlreadyExists(e)) throw new CommandError(`ClusterCatalog ${JSON.stringify(name)} already exists`, EXIT.failed);
-        throw new CommandError(`error creating ClusterCatalog ${JSON.stringify(name)}: ${errorMessage(e)}`, EXIT.failed);
-      }
+      const created = await createCatalog(kube.client, a.catalog);
+      if (!created.ok) throw new CommandError(created.error, EXIT.failed);
       io.stderr.write(`created ClusterCatalog ${name}\n`);
       if (a.output !== undefined) io.stdout.write(formatObjects([a.catalog], a.output));
       if (!a.wait) {
@@ -202,12 +199,8 @@ export async function runCatalogRemove(args: readonly string[], io: CommandIO, d
     if (positionals.length !== 1 || name === undefined || name === '') throw usageError('expected exactly one NAME', REMOVE_USAGE);
     const timeoutMs = timeoutFlag(values.timeout, 2 * 60_000, REMOVE_USAGE);
     await withCluster(deps.connectCluster(clusterFlags(values, REMOVE_USAGE)), async (kube) => {
-      try {
-        await kube.client.delete({ ...CLUSTER_CATALOG, name });
-      } catch (e) {
-        if (isNotFound(e)) throw new CommandError(`ClusterCatalog ${JSON.stringify(name)} not found`, EXIT.failed);
-        throw new CommandError(`error deleting ClusterCatalog ${JSON.stringify(name)}: ${errorMessage(e)}`, EXIT.failed);
-      }
+      const deleted = await deleteCatalog(kube.client, name);
+      if (!deleted.ok) throw new CommandError(deleted.error, EXIT.failed);
       if (values['no-wait'] !== true) {
         const stuck = await waitFor(
           kube,

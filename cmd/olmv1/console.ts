@@ -13,9 +13,17 @@ import { BUNDLE_IMAGE_LIMITS } from '../../pkg/shared/image/index.ts';
 import { parseClusterVersion, type ClusterMinor } from '../../pkg/operator-controller/gating/index.ts';
 import { collectStatus } from '../../pkg/olmv1/status/index.ts';
 import type { KubeClient, KubeContext, KubeObject } from '../../pkg/shared/kube/index.ts';
-import { consoleWatches, ensureBundle, objectWatches, newSessionSecrets, packageWiseCatalog, startConsole } from '../../pkg/olmv1/console/index.ts';
+import {
+  consoleWatches,
+  ensureBundle,
+  objectWatches,
+  newSessionSecrets,
+  packageWiseCatalog,
+  startConsole,
+  type CatalogForm,
+} from '../../pkg/olmv1/console/index.ts';
 import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags } from './cluster-access.ts';
-import { runCatalogAdd, runCatalogRemove } from './catalog-admin.ts';
+import { catalogManifest, createCatalog, deleteCatalog } from '../../pkg/olmv1/catalog/index.ts';
 import { runReleaseRollback } from './release-rollback.ts';
 import { installRbac } from './rbac.ts';
 import { runUpgradeApprove, runUpgradePlan } from './upgrade.ts';
@@ -254,8 +262,9 @@ function adminSources(
     clusterStatus: (signal: AbortSignal) =>
       collectStatus({ client: kube.client, transport: kube.transport }, { namespace: systemNamespace, clusterVersion, signal }),
     listCatalogObjects: async (signal: AbortSignal) => (await kube.client.listAll(CLUSTER_CATALOG, { signal })).items,
-    catalogAdd: (args: string[]) => captured((io) => runCatalogAdd(args, io, { ...same, ...clock })),
-    catalogRemove: (args: string[]) => captured((io) => runCatalogRemove(args, io, { ...same, ...clock })),
+    // `olmv1 catalog add|remove`'s service itself (pkg/olmv1/catalog), as the console's user.
+    catalogAdd: (form: CatalogForm) => createCatalog(kube.client, catalogManifest({ ...form, available: true })),
+    catalogRemove: (name: string) => deleteCatalog(kube.client, name),
     upgradePlan: async (args: string[]) => {
       const run = await captured((io) => runUpgradePlan([...upgradeFlags, ...versionFlag, ...args], io, upgradeDeps));
       // The page shows the plan as `olmv1 upgrade plan NAME` prints it, from the same JSON.

@@ -4,7 +4,6 @@
  */
 import {
   CLUSTER_EXTENSION,
-  CLUSTER_CATALOG,
   UPDATE_POLICY_ANNOTATION,
   type CrdUpgradeSafetyEnforcement,
   type UpdatePolicy,
@@ -99,26 +98,6 @@ export function installObjects(req: ExtensionRequest, rbac: readonly KubeObject[
   };
   // Array sort is stable: objects of one kind keep the order `olmv1 rbac` gives them.
   return objects.sort((a, b) => rank(a) - rank(b));
-}
-
-/** The ClusterCatalog manifest `catalog add` writes. */
-export function catalogManifest(opts: {
-  name: string;
-  image: string;
-  priority: number | undefined;
-  pollMinutes: number | undefined;
-  available: boolean;
-}): KubeObject {
-  return {
-    apiVersion: CLUSTER_CATALOG.apiVersion,
-    kind: CLUSTER_CATALOG.kind,
-    metadata: { name: opts.name, labels: { [CATALOG_NAME_LABEL]: opts.name } },
-    spec: {
-      source: { type: 'Image', image: { ref: opts.image, ...(opts.pollMinutes === undefined ? {} : { pollIntervalMinutes: opts.pollMinutes }) } },
-      ...(opts.priority === undefined ? {} : { priority: opts.priority }),
-      availabilityMode: opts.available ? 'Available' : 'Unavailable',
-    },
-  };
 }
 
 const KEY = String.raw`(?:[a-z0-9A-Z](?:[-a-z0-9A-Z_.]*[a-z0-9A-Z])?\/)?[a-z0-9A-Z](?:[-a-z0-9A-Z_.]*[a-z0-9A-Z])?`;

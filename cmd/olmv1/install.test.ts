@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../pkg/shared/kube/index.ts';
 import { CommandError } from './render.ts';
-import { catalogManifest, installObjects, installState, installedForSelector, parseSelectorText } from './install-objects.ts';
+import { installObjects, installState, installedForSelector, parseSelectorText } from './install-objects.ts';
+import { catalogManifest } from '../../pkg/olmv1/catalog/index.ts';
 import { parseInstallArgs } from './install-args.ts';
 import { parseUninstallArgs } from './uninstall.ts';
 import { catalogChanges, jsonPatch, parseUpdateArgs } from './update.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { catalogAddArgs, catalogRemoveArgs, catalogView, upgradeApproveArgs, upgradePlanArgs, validName } from './admin.ts';
+import { catalogAddForm, catalogView, upgradeApproveArgs, upgradePlanArgs, validName } from './admin.ts';
 
 describe('catalogView', () => {
   it('reads status, Progressing, poll interval, priority and availability of a ClusterCatalog', () => {
@@ -45,16 +45,15 @@ describe('catalogView', () => {
   });
 });
 
-describe('catalogAddArgs', () => {
-  it('binds each value to its flag and puts NAME and IMAGE after --', () => {
-    expect(catalogAddArgs({ name: 'ops', image: 'quay.io/a/c:latest', priority: '-5', pollInterval: '10m' })).toEqual({
+describe('catalogAddForm', () => {
+  it('reads the catalog to create: priority as an integer, the poll interval in minutes', () => {
+    expect(catalogAddForm({ name: 'ops', image: 'quay.io/a/c:latest', priority: '-5', pollInterval: '10m' })).toEqual({
       ok: true,
-      name: 'ops',
-      args: ['--priority=-5', '--poll-interval=10m', '--no-wait', '--', 'ops', 'quay.io/a/c:latest'],
+      catalog: { name: 'ops', image: 'quay.io/a/c:latest', priority: -5, pollMinutes: 10 },
     });
-    expect(catalogAddArgs({ name: 'ops', image: 'quay.io/a/c@sha256:abc' })).toMatchObject({
+    expect(catalogAddForm({ name: 'ops', image: 'quay.io/a/c@sha256:abc', pollInterval: '2h' })).toEqual({
       ok: true,
-      args: ['--no-wait', '--', 'ops', 'quay.io/a/c@sha256:abc'],
+      catalog: { name: 'ops', image: 'quay.io/a/c@sha256:abc', priority: undefined, pollMinutes: 120 },
     });
   });
 
@@ -70,13 +69,12 @@ describe('catalogAddArgs', () => {
       { name: 'ops', image: 'a/b', pollInterval: '30s' },
       undefined,
     ])
-      expect(catalogAddArgs(body).ok, JSON.stringify(body)).toBe(false);
+      expect(catalogAddForm(body).ok, JSON.stringify(body)).toBe(false);
   });
 });
 
-describe('the remove, plan and approve command lines', () => {
+describe('the plan and approve command lines', () => {
   it('put the name after --', () => {
-    expect(catalogRemoveArgs('ops')).toEqual(['--no-wait', '--', 'ops']);
     expect(upgradePlanArgs('ext', [])).toEqual(['--output=json', '--', 'ext']);
     expect(upgradeApproveArgs('ext', '1.1.0', [])).toEqual({ ok: true, args: ['--', 'ext', '1.1.0'] });
     expect(upgradeApproveArgs('ext', undefined, [])).toEqual({ ok: true, args: ['--', 'ext'] });

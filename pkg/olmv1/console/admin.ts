@@ -62,8 +62,16 @@ export function catalogView(raw: unknown): CatalogView {
   };
 }
 
-/** The Add catalog form, checked: the arguments of `olmv1 catalog add` (after `catalog add`), or what is wrong. */
-export function catalogAddArgs(body: unknown): { ok: true; name: string; args: string[] } | { ok: false; error: string } {
+/** A ClusterCatalog the Add form asks for (as `olmv1 catalog add` takes it). */
+export interface CatalogForm {
+  name: string;
+  image: string;
+  priority: number | undefined;
+  pollMinutes: number | undefined;
+}
+
+/** The Add catalog form, checked: the catalog to create, or what is wrong. */
+export function catalogAddForm(body: unknown): { ok: true; catalog: CatalogForm } | { ok: false; error: string } {
   const b = obj(body);
   const name = str(b.name).trim();
   const image = str(b.image).trim();
@@ -73,30 +81,16 @@ export function catalogAddArgs(body: unknown): { ok: true; name: string; args: s
     return { ok: false, error: `name ${JSON.stringify(name)}: lower-case letters, digits, "-" and "." (a DNS subdomain)` };
   if (image.length > 1024 || !IMAGE_REF.test(image))
     return { ok: false, error: `image ${JSON.stringify(image)}: an image reference such as quay.io/acme/catalog:latest` };
-  if (priority !== '' && !/^-?\d{1,10}$/.test(priority)) return { ok: false, error: 'priority: an integer' };
-  if (poll !== '' && !/^\d{1,6}[mh]$/.test(poll)) return { ok: false, error: 'poll interval: whole minutes or hours, e.g. 10m or 1h' };
-  return {
-    ok: true,
-    name,
-    args: [
-      ...(priority === '' ? [] : [`--priority=${priority}`]),
-      ...(poll === '' ? [] : [`--poll-interval=${poll}`]),
-      '--no-wait',
-      '--',
-      name,
-      image,
-    ],
-  };
+  if (priority !== '' && (!/^-?\d{1,10}$/.test(priority) || Math.abs(Number(priority)) >= 2 ** 31))
+    return { ok: false, error: 'priority: an integer' };
+  if (poll !== '' && !/^[1-9]\d{0,5}[mh]$/.test(poll)) return { ok: false, error: 'poll interval: whole minutes or hours, e.g. 10m or 1h' };
+  const pollMinutes = poll === '' ? undefined : Number(poll.slice(0, -1)) * (poll.endsWith('h') ? 60 : 1);
+  return { ok: true, catalog: { name, image, priority: priority === '' ? undefined : Number(priority), pollMinutes } };
 }
 
 /** A name the console passes on (a ClusterCatalog's or a ClusterExtension's), when it is a DNS subdomain. */
 export function validName(name: string): boolean {
   return name.length <= 253 && DNS_SUBDOMAIN.test(name);
-}
-
-/** The arguments of `olmv1 catalog remove NAME` (it returns once the deletion is requested). */
-export function catalogRemoveArgs(name: string): string[] {
-  return ['--no-wait', '--', name];
 }
 
 /** The arguments of `olmv1 upgrade plan NAME -o json`. */

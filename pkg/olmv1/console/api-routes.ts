@@ -12,16 +12,7 @@ import { headBundleImage, packageDetail, packageIcon, type HubTile } from './hub
 import { installCommandLine, parseInstallForm } from './install-form.ts';
 import { crdDeletionOutcome, uninstallCrdsArgs } from './crd-deletion.ts';
 import type { SessionSecrets } from './security.ts';
-import {
-  catalogAddArgs,
-  catalogRemoveArgs,
-  catalogView,
-  failureText,
-  rollbackArgs,
-  upgradeApproveArgs,
-  upgradePlanArgs,
-  validName,
-} from './admin.ts';
+import { catalogAddForm, catalogView, failureText, rollbackArgs, upgradeApproveArgs, upgradePlanArgs, validName } from './admin.ts';
 import { route, type Route } from './routes.ts';
 import { statusExitCode } from '../status/index.ts';
 import { createChangeFeed, streamChanges, type ChangeFeed } from './live.ts';
@@ -96,12 +87,12 @@ export function consoleRoutes(c: RouteContext): Route[] {
       path: '/api/catalogs',
       body: anyObject,
       handle: async ({ res, body }) => {
-        const parsed = catalogAddArgs(body);
+        const parsed = catalogAddForm(body);
         if (!parsed.ok) return json(res, 400, { error: parsed.error });
-        const out = await need(sources.catalogAdd, 'catalog add')(parsed.args);
+        const out = await need(sources.catalogAdd, 'catalog add')(parsed.catalog);
         c.dropHub();
-        if (out.code !== 0) return json(res, 422, { error: failureText(out, 'catalog add') });
-        json(res, 201, { name: parsed.name });
+        if (!out.ok) return json(res, 422, { error: out.error });
+        json(res, 201, { name: parsed.catalog.name });
       },
     }),
     route({
@@ -110,9 +101,9 @@ export function consoleRoutes(c: RouteContext): Route[] {
       handle: async ({ res, params }) => {
         const name = params.name ?? '';
         if (!validName(name)) return json(res, 400, { error: 'not a ClusterCatalog name' });
-        const out = await need(sources.catalogRemove, 'catalog remove')(catalogRemoveArgs(name));
+        const out = await need(sources.catalogRemove, 'catalog remove')(name);
         c.dropHub();
-        if (out.code !== 0) return json(res, 422, { error: failureText(out, 'catalog remove') });
+        if (!out.ok) return json(res, 422, { error: out.error });
         json(res, 202, { deleting: true });
       },
     }),

@@ -4,3 +4,4 @@ export { startConsole } from './server.ts';
 export { newSessionSecrets } from './security.ts';
 export { packageWiseCatalog } from './catalog-source.ts';
 export { consoleWatches, objectWatches } from './watches.ts';
+export type { CatalogForm } from './admin.ts';

@@ -4,7 +4,8 @@ import type { DeletionPreview } from '../crd-deletion/index.ts';
 import type { Release } from '../../operator-controller/release/index.ts';
 import type { ExtensionHistory } from '../../operator-controller/revisions/index.ts';
 import type { InstallProgress } from './extensions.ts';
-import type { CommandRun } from './admin.ts';
+import type { CatalogForm, CommandRun } from './admin.ts';
+import type { CatalogWrite } from '../catalog/index.ts';
 import type { StatusReport } from '../status/index.ts';
 
 /** A catalog's content, loadable one package at a time. */
@@ -53,10 +54,10 @@ export interface ConsoleSources {
   clusterStatus?(signal: AbortSignal): Promise<StatusReport>;
   /** The ClusterCatalog objects. */
   listCatalogObjects?(signal: AbortSignal): Promise<unknown[]>;
-  /** Runs `olmv1 catalog add` with these arguments (after `catalog add`) as the user. */
-  catalogAdd?(args: string[]): Promise<CommandRun>;
-  /** Runs `olmv1 catalog remove` with these arguments as the user. */
-  catalogRemove?(args: string[]): Promise<CommandRun>;
+  /** Creates the ClusterCatalog as `olmv1 catalog add` does (pkg/olmv1/catalog), as the user. */
+  catalogAdd?(catalog: CatalogForm): Promise<CatalogWrite>;
+  /** Requests the deletion of a ClusterCatalog as `olmv1 catalog remove --no-wait` does, as the user. */
+  catalogRemove?(name: string): Promise<CatalogWrite>;
   /** Runs `olmv1 upgrade plan` with these arguments as the user. */
   upgradePlan?(args: string[]): Promise<CommandRun & { text?: string }>;
   /** Runs `olmv1 upgrade approve` with these arguments as the user. */
