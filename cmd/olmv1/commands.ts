@@ -102,6 +102,21 @@ export const commands = new Map<string, Entry>(
       summary: 'list the ExtensionPolicies: namespaces, packages and ranges, catalogs, install modes, upgrades',
       load: async () => policyCommand('list'),
     },
+    available: {
+      summary: "as a namespace's admin: the packages and versions the ExtensionPolicies let it install from what the catalogs serve",
+      load: async () => {
+        const { runAvailable } = await import('./tenant-views.ts');
+        return catalogCommand((args, io, deps) => runAvailable(args, io, deps));
+      },
+    },
+    extensions: {
+      summary: "a namespace's Extensions (tenant install requests): what each asks, whether a policy allows it, what is installed",
+      load: async () => {
+        const [{ runExtensions }, { connectCluster }] = await Promise.all([import('./tenant-views.ts'), import('./cluster-access.ts')]);
+        const lookup = await kubeconfigLookup();
+        return (args, io) => runExtensions(args, io, { connectCluster: (flags) => connectCluster(flags, lookup, 1) });
+      },
+    },
     up: {
       summary: 'run a control plane, a registry with an example catalog, catalogd and operator-controller locally until Ctrl-C',
       load: upCommand,

@@ -16,7 +16,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { FEATURE_GATE_DEFAULTS } from '../../cmd/operator-controller/options.ts';
 import { fetchBundleFiles } from '../../cmd/olmv1/bundle-image.ts';
 import { runInstall, type InstallDeps } from '../../cmd/olmv1/install.ts';
-import { runPolicies, runPolicyAllow } from '../../cmd/olmv1/policy.ts';
+import { runPolicies, runPolicyAllow, runPolicyRemove } from '../../cmd/olmv1/policy.ts';
+import { runAvailable, runExtensions } from '../../cmd/olmv1/tenant-views.ts';
 import { createCatalogClient, createCatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
 import { CLUSTER_EXTENSION, EXTENSION, EXTENSION_POLICY, TENANT_FIELD_MANAGER, TENANT_NAME_LABEL } from '../../pkg/shared/api/index.ts';
 import { clusterExtensionName, installerServiceAccountName } from '../../pkg/operator-controller/tenant/index.ts';
@@ -43,8 +44,23 @@ beforeAll(async () => {
     ...(await manifests('config/crd/tenant/olm.operatorframework.io_extensions.yaml')),
     ...(await manifests('config/crd/tenant/olm.operatorframework.io_extensionpolicies.yaml')),
     ...(await manifests('config/tenant-extensions/tenant-roles.yaml')),
+    ...(await manifests('config/tenant-extensions/admission.yaml')),
   ];
   for (const o of objects) await admin.client.apply(o, { fieldManager: 'tenant-extensions-test', force: true });
+  // The admission policy is in force once a request it refuses is refused (a dry run stores nothing).
+  const probe = {
+    ...extension('default', `probe-${run}`, { packageName: 'probe' }),
+    spec: { source: { sourceType: 'Catalog', catalog: { packageName: 'probe' } }, serviceAccount: { name: 'probe-installer' } },
+  };
+  await waitUntil(
+    'the admission policy refuses',
+    () =>
+      admin.client.apply(probe, { fieldManager: 'tenant-extensions-test', dryRun: true }).then(
+        () => false,
+        (err: unknown) => String(err).includes('ServiceAccountNotAllowed'),
+      ),
+    60_000,
+  );
   await waitUntil(
     'the tenant kinds are served',
     async () => {
@@ -81,7 +97,7 @@ afterAll(async () => {
     await client.patch(ref, { metadata: { finalizers: null } }, 'merge').catch(() => undefined);
     await client.delete(ref).catch(() => undefined);
   }
-  for (const name of [`tenants-${run}`])
+  for (const name of [`tenants-${run}`, `narrow-${run}`])
     await client.delete({ apiVersion: EXTENSION_POLICY.apiVersion, kind: EXTENSION_POLICY.kind, name }).catch(() => undefined);
   for (const d of dirs) await rm(d, { recursive: true, force: true });
   admin?.close();
@@ -357,6 +373,117 @@ describe('tenants install what the administrator allows', () => {
       90_000,
     );
   });
+
+  it('as the tenant, olmv1 available lists what the policy lets its namespace install and olmv1 extensions what it requested', async () => {
+    const available = await olmv1Tenant(runAvailable, ['-n', nsA], teamA);
+    expect(available, available.stderr).toMatchObject({ code: 0, stderr: '' });
+    expect(available.stdout).toMatch(/^PACKAGE +VERSIONS +RANGE +CHANNELS +MODES +UPGRADES +POLICY\n/);
+    expect(available.stdout).toMatch(
+      new RegExp(`\\n${pkg} +1\\.0\\.1,1\\.0\\.0 +<2\\.0\\.0 +\\(any\\) +OwnNamespace +Automatic +tenants-${run}\\n$`),
+    );
+    // A namespace no policy selects has nothing available (its own admin asks).
+    const teamB = await tenantNamespaceClient(nsB);
+    try {
+      const none = await olmv1Tenant(runAvailable, ['-n', nsB], teamB);
+      expect(none).toMatchObject({ code: 0, stdout: `no ExtensionPolicy allows installing into namespace "${nsB}"\n` });
+    } finally {
+      teamB.close();
+    }
+
+    await teamA.client.create(extension(nsA, 'listed', { packageName: pkg, version: '1.0.0' }));
+    await teamA.client.create(extension(nsA, 'unlisted', { packageName: `not-allowed-${run}` }));
+    await waitForRequest(teamA, nsA, 'listed', 'installed 1.0.0', installed(`${pkg}.v1.0.0`));
+    await waitForRequest(teamA, nsA, 'unlisted', 'refused', refused('PackageNotAllowed'));
+    const listed = await olmv1Tenant(runExtensions, ['-n', nsA], teamA);
+    expect(listed, listed.stderr).toMatchObject({ code: 0, stderr: '' });
+    const lines = listed.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^NAME +PACKAGE +REQUESTED +INSTALLED +ALLOWED +INSTALLED\? +PROGRESSING +MESSAGE$/);
+    expect(lines[1]).toMatch(new RegExp(`^listed +${pkg} +1\\.0\\.0 +${pkg}\\.v1\\.0\\.0 \\(1\\.0\\.0\\) +True +True +Succeeded *$`));
+    expect(lines[2]).toMatch(
+      new RegExp(
+        `^unlisted +not-allowed-${run} +\\(any\\) +- +False \\(PackageNotAllowed\\) +\\S+ +Blocked +package "not-allowed-${run}" is not allowed`,
+      ),
+    );
+    expect(lines).toHaveLength(3);
+    for (const n of ['listed', 'unlisted'])
+      await teamA.client.delete({ apiVersion: EXTENSION.apiVersion, kind: EXTENSION.kind, name: n, namespace: nsA });
+    await waitUntil(
+      'the listed request is uninstalled',
+      async () => !(await objectExists(admin.client, { ...CLUSTER_EXTENSION, name: clusterExtensionName(nsA, 'listed') })),
+      90_000,
+    );
+  });
+
+  it('admission refuses at create what the request alone shows wrong, naming the rule, and stores nothing', async () => {
+    const cases: { name: string; spec: Record<string, unknown>; rule: RegExp }[] = [
+      {
+        name: 'numeric-watch',
+        spec: { config: { configType: 'Inline', inline: { watchNamespace: 5 } } },
+        rule: /WatchNamespaceInvalid: spec\.config\.inline\.watchNamespace must be/,
+      },
+      { name: 'bad-watch', spec: { config: { configType: 'Inline', inline: { watchNamespace: 'Team_B' } } }, rule: /WatchNamespaceInvalid/ },
+      {
+        name: 'borrowed-installer',
+        spec: { serviceAccount: { name: 'ops-installer' } },
+        rule: /ServiceAccountNotAllowed: spec\.serviceAccount\.name ops-installer: names ending in -installer are the installers operator-controller makes/,
+      },
+    ];
+    for (const c of cases) {
+      const obj = { ...extension(nsA, c.name, { packageName: pkg }) };
+      obj['spec'] = { source: { sourceType: 'Catalog', catalog: { packageName: pkg } }, ...c.spec };
+      await expect(teamA.client.create(obj), c.name).rejects.toThrow(c.rule);
+      expect(await objectExists(admin.client, { apiVersion: EXTENSION.apiVersion, kind: EXTENSION.kind, name: c.name, namespace: nsA })).toBe(false);
+    }
+    // An update that writes such a spec is refused too; the stored request is unchanged.
+    await teamA.client.create(extension(nsA, 'later', { packageName: `not-allowed-${run}` }));
+    const ref = { apiVersion: EXTENSION.apiVersion, kind: EXTENSION.kind, name: 'later', namespace: nsA };
+    await expect(teamA.client.patch(ref, { spec: { serviceAccount: { name: 'x-installer' } } }, 'merge')).rejects.toThrow(/ServiceAccountNotAllowed/);
+    expect((await teamA.client.get(ref)).spec).not.toHaveProperty('serviceAccount');
+    await teamA.client.delete(ref);
+  });
+
+  it('a request no longer allowed keeps what is installed, is not upgraded, says so, and deleting it uninstalls', async () => {
+    const nsD = `team-d-${run}`;
+    const teamD = await tenantNamespace(nsD, false);
+    try {
+      await admin.client.patch({ apiVersion: 'v1', kind: 'Namespace', name: nsD }, { metadata: { labels: { 'olmv1.test/narrow': run } } }, 'merge');
+      const allow = await olmv1(
+        runPolicyAllow,
+        [`narrow-${run}`, '--namespaces', `olmv1.test/narrow=${run}`, '--package', pkg, '--catalog', catalog],
+        admin,
+      );
+      expect(allow.code, allow.stderr).toBe(0);
+      await teamD.client.create(extension(nsD, 'kept', { packageName: pkg, version: '1.0.0' }));
+      await waitForRequest(teamD, nsD, 'kept', 'installed 1.0.0', installed(`${pkg}.v1.0.0`));
+      // The tenant asks for an upgrade, then the administrator removes the policy.
+      const ref = { apiVersion: EXTENSION.apiVersion, kind: EXTENSION.kind, name: 'kept', namespace: nsD };
+      const removed = await olmv1(runPolicyRemove, [`narrow-${run}`], admin);
+      expect(removed.code, removed.stderr).toBe(0);
+      await teamD.client.patch(ref, { spec: { source: { catalog: { version: '1.0.1' } } } }, 'merge');
+      const kept = await waitForRequest(
+        teamD,
+        nsD,
+        'kept',
+        'no longer allowed',
+        (e) => refused('NamespaceNotAllowed')(e) && e.cond('Allowed')?.observedGeneration === e.obj.metadata.generation,
+      );
+      const ceName = clusterExtensionName(nsD, 'kept');
+      expect(kept.cond('Allowed')?.message).toBe(
+        `no longer allowed: no ExtensionPolicy allows installing into namespace "${nsD}"; ${pkg}.v1.0.0 stays installed (ClusterExtension "${ceName}") and is not upgraded until a policy allows the request again; deleting the request uninstalls it`,
+      );
+      expect(kept.cond('Installed')?.status).toBe('True');
+      expect(kept.bundle).toBe(`${pkg}.v1.0.0`);
+      const ce = await admin.client.get({ ...CLUSTER_EXTENSION, name: ceName });
+      expect(ce.spec).toMatchObject({ source: { catalog: { version: '1.0.0' } } });
+      expect(await objectExists(admin.client, { apiVersion: 'v1', kind: 'ConfigMap', namespace: nsD, name: `${pkg}-settings` })).toBe(true);
+      await teamD.client.delete(ref);
+      await waitUntil('the request is uninstalled', async () => !(await objectExists(admin.client, { ...CLUSTER_EXTENSION, name: ceName })), 90_000);
+      await waitUntil('the request is gone', async () => !(await objectExists(teamD.client, ref)), 30_000);
+      expect(await objectExists(admin.client, { apiVersion: 'v1', kind: 'ConfigMap', namespace: nsD, name: `${pkg}-settings` })).toBe(false);
+    } finally {
+      teamD.close();
+    }
+  });
 });
 
 /** Runs an `olmv1` command over the cluster as `kube`. */
@@ -374,6 +501,27 @@ async function olmv1(
   const io = { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } };
   const code = await command(args, io, { connectCluster: () => Promise.resolve({ ...kube, close: () => undefined }) });
   return { code, stdout, stderr };
+}
+
+/** Runs `olmv1 available` or `olmv1 extensions` as `kube` (the tenant's identity). */
+async function olmv1Tenant(
+  command: typeof runAvailable | typeof runExtensions,
+  args: string[],
+  kube: KubeContext,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const io = { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } };
+  const client = createCatalogClient();
+  const deps = {
+    connectCluster: () => Promise.resolve({ ...kube, close: () => undefined }),
+    catalogContent: createCatalogContentCache({ client }),
+  };
+  try {
+    return { code: await command(args, io, deps), stdout, stderr };
+  } finally {
+    client.close();
+  }
 }
 
 /** Runs `olmv1 install ARGS` as `kube` (the tenant's identity). */

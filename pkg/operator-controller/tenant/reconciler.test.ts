@@ -155,6 +155,40 @@ describe('the tenant reconciler', () => {
     });
   });
 
+  it('keeps what is installed for a request no longer allowed, mirrors its status and says so', async () => {
+    const cluster = fakeCluster([namespace, extension()]);
+    const p = ports(cluster);
+    const r = createTenantReconciler(p);
+    await r.reconcile(`${NS}/ops`, ctx());
+    const ce = cluster.store.get(`ClusterExtension//${CE_NAME}`) as KubeObject;
+    cluster.store.set(`ClusterExtension//${CE_NAME}`, {
+      ...ce,
+      status: {
+        conditions: [{ type: 'Installed', status: 'True', reason: 'Succeeded', message: 'installed', lastTransitionTime: '2026-01-01T00:00:00Z' }],
+        install: { bundle: { name: 'argocd.v1.0.0', version: '1.0.0' } },
+      },
+    });
+    cluster.writes.length = 0;
+    // The policy is narrowed: the package is no longer among those it allows.
+    const narrowed = parseExtensionPolicy({ metadata: { name: 'tenants' }, spec: { namespaceSelector: {}, packages: [{ name: 'other' }] } });
+    if (!narrowed.ok) throw new Error(narrowed.error);
+    await createTenantReconciler({ ...p, policies: () => [narrowed.value] }).reconcile(`${NS}/ops`, ctx());
+    expect(cluster.writes).toEqual([]);
+    expect(cluster.store.get(`ClusterExtension//${CE_NAME}`)?.['spec']).toMatchObject({ source: { catalog: { version: '1.0.0' } } });
+    const status = cluster.store.get(`Extension/${NS}/ops`)?.status as {
+      conditions: { type: string; status: string; reason: string; message: string }[];
+      install?: { bundle: { name: string } };
+    };
+    const cond = (t: string) => status.conditions.find((c) => c.type === t);
+    expect(cond('Allowed')).toMatchObject({ status: 'False', reason: 'PackageNotAllowed' });
+    expect(cond('Allowed')?.message).toBe(
+      `no longer allowed: package "argocd" is not allowed in namespace "${NS}": ExtensionPolicy "tenants" allows other; argocd.v1.0.0 stays installed (ClusterExtension "${CE_NAME}") and is not upgraded until a policy allows the request again; deleting the request uninstalls it`,
+    );
+    expect(cond('Installed')).toMatchObject({ status: 'True', reason: 'Succeeded' });
+    expect(cond('Progressing')).toMatchObject({ status: 'False', reason: 'Blocked' });
+    expect(status.install?.bundle.name).toBe('argocd.v1.0.0');
+  });
+
   it('on deletion uninstalls the ClusterExtension first, and removes the installer only once it is gone', async () => {
     const cluster = fakeCluster([namespace, extension()]);
     const r = createTenantReconciler(ports(cluster));

@@ -33,7 +33,16 @@ import { bundleLabelValue, desiredClusterExtension, labelledInstaller, requestCo
 import { clusterExtensionName, installerServiceAccountName, ownedBy, ownerSelector, type RequestRef } from './naming.ts';
 import { RefusalRule, evaluatePolicies, type Allowed } from './policy.ts';
 import type { ResolveRequest, Resolved } from './sources.ts';
-import { ALLOWED, ALLOWED_REASON, BLOCKED, RETRYING, mirrorClusterExtension, setExtensionCondition, setRefused } from './status.ts';
+import {
+  ALLOWED,
+  ALLOWED_REASON,
+  BLOCKED,
+  RETRYING,
+  mirrorClusterExtension,
+  noLongerAllowedMessage,
+  setExtensionCondition,
+  setRefused,
+} from './status.ts';
 
 /** How long a reconcile that is done waits before looking again (namespace labels are not watched). */
 const RESYNC_MS = 5 * 60_000;
@@ -186,7 +195,7 @@ async function judge(p: TenantPorts, s: TenantState) {
   );
   s.ce = ownClusterExtension(p, s);
   if (!verdict.allowed) {
-    setRefused(ext, verdict.rule, verdict.message);
+    refuse(s, verdict.rule, verdict.message);
     return { requeueAfterMs: RESYNC_MS };
   }
   const taken = p.clusterExtensions.get(s.ceName);
@@ -205,6 +214,24 @@ async function judge(p: TenantPorts, s: TenantState) {
   setExtensionCondition(ext, ALLOWED, 'True', ALLOWED_REASON, `allowed by ExtensionPolicy ${JSON.stringify(verdict.policy)}`);
   ext.status = { ...ext.status, clusterExtensionName: s.ceName, policy: verdict.policy };
   return undefined;
+}
+
+/**
+ * Refuses the request. One refused after it was installed (its policy removed or narrowed, or
+ * the request changed) keeps what is installed: its ClusterExtension is neither deleted nor
+ * moved (it is pinned to the installed version), its status is still mirrored, and `Allowed`
+ * says that it is no longer allowed, what stays and that deleting the request uninstalls.
+ */
+function refuse(s: TenantState, rule: RefusalRule, message: string): void {
+  const bundle = installedBundleOf(s.ce);
+  if (s.ce === undefined || bundle === undefined) {
+    setRefused(s.ext, rule, message);
+    return;
+  }
+  mirrorClusterExtension(s.ext, s.ce);
+  // The mirror step runs only for an allowed request; this one's status is complete here.
+  delete s.verdict;
+  setRefused(s.ext, rule, noLongerAllowedMessage(message, bundle.name, s.ceName));
 }
 
 /**
@@ -235,8 +262,7 @@ function packageInUse(p: TenantPorts, s: TenantState, verdict: Allowed): string 
 async function resolveTarget(p: TenantPorts, s: TenantState) {
   const verdict = s.verdict as Allowed;
   const src = s.ext.spec.source.catalog;
-  const installedBundle = (s.ce?.['status'] as { install?: { bundle?: { name: string; version: string; release?: string } } } | undefined)?.install
-    ?.bundle;
+  const installedBundle = installedBundleOf(s.ce);
   const base = {
     packageName: src.packageName,
     channels: verdict.channels,
@@ -250,8 +276,8 @@ async function resolveTarget(p: TenantPorts, s: TenantState) {
     const policyRange = verdict.entry.versionRange;
     const alone = policyRange === undefined ? undefined : await p.resolve({ ...base, versionRange: src.version }, s.signal);
     if (alone?.ok === true) {
-      setRefused(
-        s.ext,
+      refuse(
+        s,
         RefusalRule.Version,
         `version ${alone.value.version} of package ${JSON.stringify(src.packageName)}, the one the request resolves to, is outside the range ${JSON.stringify(policyRange)} that ExtensionPolicy ${JSON.stringify(verdict.policy)} allows`,
       );
@@ -378,6 +404,11 @@ async function prune(p: TenantPorts, s: TenantState) {
     if (n > 0) p.log.info({ extension: `${s.req.namespace}/${s.req.name}`, removed: n, kept: keep }, 'earlier bundles installer grants removed');
   }
   return { requeueAfterMs: RESYNC_MS };
+}
+
+/** The bundle a ClusterExtension reports installed, if any. */
+function installedBundleOf(ce: Readonly<KubeObject> | undefined): { name: string; version: string; release?: string } | undefined {
+  return (ce?.['status'] as { install?: { bundle?: { name: string; version: string; release?: string } } } | undefined)?.install?.bundle;
 }
 
 /** Whether `version` is in the Masterminds range `range` (an unparsable one contains nothing). */

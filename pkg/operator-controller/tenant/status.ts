@@ -44,6 +44,14 @@ export function setRefused(ext: Working, rule: string, message: string): void {
 }
 
 /**
+ * The message of a request refused after it was installed: the refusal, what stays installed
+ * and that it is not upgraded, and how to uninstall it.
+ */
+export function noLongerAllowedMessage(refusal: string, bundle: string, clusterExtension: string): string {
+  return `no longer allowed: ${refusal}; ${bundle} stays installed (ClusterExtension ${JSON.stringify(clusterExtension)}) and is not upgraded until a policy allows the request again; deleting the request uninstalls it`;
+}
+
+/**
  * Copies the ClusterExtension's conditions (all but `Allowed`) and installed bundle onto the
  * working Extension. A condition the ClusterExtension computed for its current generation, whose
  * spec was written for the Extension's current generation, is marked observed for it; others
