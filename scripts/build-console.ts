@@ -1,5 +1,5 @@
 /**
- * Builds the console's UI into static files, dist/console/ (decision 0140): the step of the
+ * Builds the console's UI into static files, dist/console/ (decision 0141): the step of the
  * project's build for the browser code (`npm run build` compiles the rest; the Dockerfile runs
  * both). `olmv1 console` serves these files when they match the sources.
  *

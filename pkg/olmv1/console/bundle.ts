@@ -1,5 +1,5 @@
 /**
- * The console's browser bundle (decision 0140): esbuild bundles ui/main.tsx (React, PatternFly and
+ * The console's browser bundle (decision 0141): esbuild bundles ui/main.tsx (React, PatternFly and
  * their CSS and fonts) into static files at build time, `dist/console/` (scripts/build-console.ts;
  * the project image builds it with the JavaScript). Each bundle records its key, a hash of the UI
  * sources, the lock file and esbuild's version. The console serves `dist/console/` when its key is

@@ -1,5 +1,5 @@
 /**
- * Live updates (decision 0139): watches of the objects the pages show, made with the user's own
+ * Live updates (decision 0141): watches of the objects the pages show, made with the user's own
  * client, feed a change feed; each browser tab holds one `text/event-stream` response of
  * `/api/events` and reads again what a change concerns. The watches start with the first
  * subscriber and stop when the console closes.

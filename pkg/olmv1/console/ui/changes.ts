@@ -1,5 +1,5 @@
 /**
- * The page's one live connection (decision 0140): `/api/events`, a `text/event-stream` the
+ * The page's one live connection (decision 0141): `/api/events`, a `text/event-stream` the
  * console feeds from its watches, read with fetch (the session key travels in a header, which
  * EventSource cannot send). Listeners hear each change; after a reconnection (with backoff, never
  * on a timer while connected) they hear a `resync`, since changes may have been missed.
