@@ -6,27 +6,33 @@
 // and nothing of OLM, only the release directory, kubectl, cosign and KUBECONFIG are used:
 // `sha256sum --check SHA256SUMS && ./install.sh` with OLMV1_VERIFY_KEY refuses the unsigned
 // release and the signed one under a key that did not sign it, applying nothing; the signed
-// release installs, its Pods running the release image by digest, pulled from the release
-// registry. Then, as an administrator of a cluster whose registry speaks plain HTTP does
-// (docs/operations.md, "Registry mirrors and blocked registries"), both components get a
-// registries.conf drop-in, install.sh adds the example catalog (OLMV1_CATALOG_IMAGE) and
-// config/samples' ClusterExtension installs Installed and Healthy, its operator Pod Running on
-// the node. One node start; 150 to 210 s with the project image cached.
+// release installs with OLMV1_INSECURE_REGISTRIES naming the release registry (written into the
+// registries.conf ConfigMap both components mount), its Pods running the release image by
+// digest, pulled from the release registry. install.sh adds the example catalog
+// (OLMV1_CATALOG_IMAGE) and config/samples' ClusterExtension installs Installed and Healthy, its
+// operator Pod Running on the node. Last, a disconnected install (issue 72's 'Done when'): the
+// example pushed to a registry A, `olmv1 catalog mirror` to a registry B, the written
+// registries.conf added to that ConfigMap and a containerd mirror (hosts.toml) for A on the
+// node, A stopped; the written ClusterCatalog serves and the example installs Healthy, its Pod
+// running an image named under A. One node start; 150 to 210 s with the project image cached
+// before the mirror case.
 //
 // Where the signature is verified: by install.sh (cosign), before anything is applied. The
 // node's containerd (1.6) has no signature policy for CRI pulls; it pulls what the manifest pins
 // by digest, which is the verified image. Needs root and the node's prerequisites, like
 // on-node.test.ts; the project image comes from the cache the other node tests fill.
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { pushExample } from '../../cmd/olmv1/up-example.ts';
+import { dump, loadAll } from 'js-yaml';
+import { EXAMPLE_REGISTRY, pushExample } from '../../cmd/olmv1/up-example.ts';
+import { buildCatalogImage, createImageClient } from '../../pkg/shared/image/index.ts';
 import { buildProjectImage, defaultImageCacheDir } from '../../pkg/olmv1/images/index.ts';
 import { deployCertManager, DEPLOYMENTS, startNodeRegistry, SYSTEM_NAMESPACE, type Kubectl } from '../../pkg/olmv1/in-cluster/index.ts';
-import { runCommand, startControlPlane, type ControlPlane, type Registry } from '../../pkg/olmv1/localstack/index.ts';
+import { mirrorRegistry, runCommand, startControlPlane, type ControlPlane, type Registry } from '../../pkg/olmv1/localstack/index.ts';
 import { envtestCertManager, envtestCosign, envtestNodeBinaries } from '../envtest/deferred-tools.ts';
 import { makeSigstoreKey, type SigstoreKey } from '../support/image-signing.ts';
 import { condition, kube, nodeEnv, nodeUnavailable, REPO, timed as timedBy, type Obj } from '../support/on-node.ts';
@@ -55,6 +61,9 @@ interface MadeRelease {
 
 let cp: ControlPlane | undefined;
 let registry: Registry | undefined;
+/** The mirror case's registries: A, the source (stopped in that case), and B, the mirror. */
+let sourceRegistry: Registry | undefined;
+let mirrorRegistryB: Registry | undefined;
 let work = '';
 let kubectl: Kubectl;
 let k: ReturnType<typeof kube>;
@@ -101,6 +110,36 @@ async function install(dir: string, env: Record<string, string>): Promise<{ code
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
     (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
   );
+}
+
+/**
+ * Pushes the example catalog, its references under `registry`, with each bundle's related images
+ * (the bundle and its operator image by digest, `operatorImages` by version) to
+ * `<registry>/olmv1/example-catalog:related`; returns that reference.
+ */
+async function pushCatalogWithRelatedImages(registry: string, operatorImages: Record<string, string>, dir: string): Promise<string> {
+  const committed = await readFile(join(REPO, 'examples/example-operator/catalog/example-operator/catalog.yaml'), 'utf8');
+  const docs = loadAll(committed.replaceAll(`image: ${EXAMPLE_REGISTRY}/`, `image: ${registry}/`)) as Array<Record<string, unknown>>;
+  for (const doc of docs) {
+    if (doc['schema'] !== 'olm.bundle') continue;
+    const version = String(doc['name']).replace(/^example-operator\.v/, '');
+    const operator = operatorImages[version];
+    if (operator === undefined) throw new Error(`no operator image for ${String(doc['name'])}`);
+    doc['relatedImages'] = [
+      { name: '', image: doc['image'] },
+      { name: 'operator', image: operator },
+    ];
+  }
+  await mkdir(join(dir, 'example-operator'), { recursive: true });
+  await writeFile(join(dir, 'example-operator', 'catalog.yaml'), docs.map((d) => dump(d, { lineWidth: -1 })).join('---\n'));
+  const ref = `${registry}/olmv1/example-catalog:related`;
+  const client = createImageClient({ insecureRegistries: [registry] });
+  try {
+    await client.push(ref, await buildCatalogImage(dir));
+  } finally {
+    client.close();
+  }
+  return ref;
 }
 
 /** What OLM objects the cluster holds: the system namespace and the two CRDs. */
@@ -153,6 +192,8 @@ beforeAll(async () => {
 }, 1_800_000);
 
 afterAll(async () => {
+  await sourceRegistry?.stop();
+  await mirrorRegistryB?.stop();
   await registry?.stop();
   await cp?.stop();
   if (work !== '') await rm(work, { recursive: true, force: true });
@@ -188,9 +229,15 @@ describe.skipIf(missing !== undefined)('a release installed on a fresh cluster f
 
   it('installs the signed release: both components run the release image by digest, pulled from the release registry', async () => {
     const started = Date.now();
-    const r = await install(signed.dir, { OLMV1_VERIFY_KEY: key.publicKeyPath, OLMV1_VERIFY_PLAIN_HTTP: 'true' });
+    // The release registry speaks plain HTTP: OLMV1_INSECURE_REGISTRIES says so to both components
+    // and, for the image's registry, to the signature check (no OLMV1_VERIFY_PLAIN_HTTP).
+    const r = await install(signed.dir, { OLMV1_VERIFY_KEY: key.publicKeyPath, OLMV1_INSECURE_REGISTRIES: registry?.host ?? '' });
     expect(r.stderr.split('\n').filter((l) => l.startsWith('install.sh:'))).toEqual([]);
     expect(r.code).toBe(0);
+    const conf = await k.get(['configmap', '-n', SYSTEM_NAMESPACE, 'olmv1-registries-conf']);
+    expect((conf as Obj & { data: Record<string, string> }).data['50-insecure-registries.conf']).toContain(
+      `[[registry]]\nlocation = "${registry?.host}"\ninsecure = true\n`,
+    );
     expect(r.stdout).toContain(`The signature of ${signed.imageRef} verifies with ${key.publicKeyPath}`);
     expect(r.stdout).toContain(`olmv1 ${VERSION} is installed`);
     expect((await olmObjects()).sort()).toEqual([
@@ -199,8 +246,11 @@ describe.skipIf(missing !== undefined)('a release installed on a fresh cluster f
       `namespace/${SYSTEM_NAMESPACE}`,
     ]);
     for (const deployment of DEPLOYMENTS) {
-      const d = await k.get(['deployment', '-n', SYSTEM_NAMESPACE, deployment]);
+      const d = (await k.get(['deployment', '-n', SYSTEM_NAMESPACE, deployment])) as Obj & {
+        spec: { template: { spec: { volumes: Array<{ name: string; configMap?: { name: string } }> } } };
+      };
       expect(condition(d, 'Available')).toBe('True');
+      expect(d.spec.template.spec.volumes.find((v) => v.name === 'registries-conf')?.configMap?.name).toBe('olmv1-registries-conf');
     }
     const pods = (await k.list(['pods', '-n', SYSTEM_NAMESPACE])) as Array<
       Obj & { spec: { nodeName: string; containers: Array<{ image: string }> }; status: { containerStatuses: Array<{ imageID: string }> } }
@@ -220,33 +270,10 @@ describe.skipIf(missing !== undefined)('a release installed on a fresh cluster f
     await mkdir(join(work, 'example'));
     const example = await pushExample(REPO, registry?.host ?? '', [registry?.host ?? ''], join(work, 'example'), nodeEnv);
     timed('example pushed', started);
-    // The cluster's own setting, as an administrator makes it: its registry speaks plain HTTP.
-    await k.apply({
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name: 'registries-conf', namespace: SYSTEM_NAMESPACE },
-      data: { '50-local.conf': `[[registry]]\nlocation = "${registry?.host}"\ninsecure = true\n` },
-    });
-    const mount = {
-      spec: {
-        template: {
-          spec: {
-            volumes: [{ name: 'registries-conf', configMap: { name: 'registries-conf' } }],
-            containers: [
-              { name: 'manager', volumeMounts: [{ name: 'registries-conf', mountPath: '/etc/containers/registries.conf.d', readOnly: true }] },
-            ],
-          },
-        },
-      },
-    };
-    for (const deployment of DEPLOYMENTS)
-      await kubectl(['patch', 'deployment', '-n', SYSTEM_NAMESPACE, deployment, '--type=strategic', '-p', JSON.stringify(mount)]);
-    await Promise.all(DEPLOYMENTS.map((d) => kubectl(['rollout', 'status', '-n', SYSTEM_NAMESPACE, `deployment/${d}`, '--timeout=300s'])));
-    timed('registries.conf mounted', started);
 
     const r = await install(signed.dir, {
       OLMV1_VERIFY_KEY: key.publicKeyPath,
-      OLMV1_VERIFY_PLAIN_HTTP: 'true',
+      OLMV1_INSECURE_REGISTRIES: registry?.host ?? '',
       OLMV1_CATALOG_IMAGE: example.catalogRef,
       OLMV1_CATALOG_NAME: 'example-catalog',
     });
@@ -254,11 +281,6 @@ describe.skipIf(missing !== undefined)('a release installed on a fresh cluster f
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`Adding ClusterCatalog example-catalog (${example.catalogRef})`);
     expect(condition(await k.get(['clustercatalog', 'example-catalog']), 'Serving')).toBe('True');
-    // A second install.sh kept the administrator's mount (server-side apply owns only the manifest's fields).
-    const catalogd = (await k.get(['deployment', '-n', SYSTEM_NAMESPACE, DEPLOYMENTS[0]])) as Obj & {
-      spec: { template: { spec: { volumes: Array<{ name: string }> } } };
-    };
-    expect(catalogd.spec.template.spec.volumes.map((v) => v.name)).toContain('registries-conf');
     timed('catalog Serving', started);
 
     for (const sample of ['example-operator-installer.yaml', 'olm_v1_clusterextension.yaml'])
@@ -277,4 +299,120 @@ describe.skipIf(missing !== undefined)('a release installed on a fresh cluster f
     );
     timed('example-operator Installed and Healthy', started);
   }, 900_000);
+  it('installs from a catalog mirrored to a second registry with the first stopped: catalog, bundle and operator Pod image all through the mirror', async () => {
+    const started = Date.now();
+    const node = cp?.node;
+    if (cp === undefined || node === undefined) throw new Error('no node');
+    sourceRegistry = await startNodeRegistry(cp, inject('envtestBinaries'), work);
+    mirrorRegistryB = await startNodeRegistry(cp, inject('envtestBinaries'), work);
+    const [a, b] = [sourceRegistry.host, mirrorRegistryB.host];
+    await mkdir(join(work, 'source'));
+    const example = await pushExample(REPO, a, [a], join(work, 'source'), nodeEnv);
+    // The catalog as `opm render` writes one: each bundle lists its related images (itself and its
+    // operator image), which is how a mirror learns of the operator image. The committed example
+    // catalog lists none, so the catalog pushed to A is that one with them added.
+    const catalogRef = await pushCatalogWithRelatedImages(a, example.operatorImages, join(work, 'source-catalog'));
+    timed('mirror case: example pushed to registry A', started);
+
+    // As a user runs it: the catalog, its bundles and the operator images copied to B by digest
+    // (the repository paths kept: containerd 1.6's hosts.toml mirrors a whole host, no path rewrite).
+    const out = join(work, 'mirror-out');
+    const mirrored = await exec(
+      join(REPO, 'node_modules/.bin/node'),
+      [join(REPO, 'cmd/olmv1/main.ts'), 'catalog', 'mirror', catalogRef, b, '--to-dir', out, '--name', 'mirrored-catalog'],
+      { env: { ...nodeEnv, OLMV1_INSECURE_REGISTRIES: `${a},${b}` } },
+    );
+    expect(mirrored.stdout).toContain(`to ${b}\n`);
+    const mapping = await readFile(join(out, 'mapping.txt'), 'utf8');
+    for (const operator of Object.values(example.operatorImages)) expect(mapping).toContain(`${operator}=${b}/`);
+    timed('mirror case: olmv1 catalog mirror', started);
+
+    // catalogd and operator-controller: the written registries.conf as a drop-in of the ConfigMap
+    // they mount at /etc/containers/registries.conf.d (they re-read it at each pull).
+    const configMap = await kubectl([
+      'create',
+      'configmap',
+      'olmv1-registries-conf',
+      '-n',
+      SYSTEM_NAMESPACE,
+      '--dry-run=client',
+      '-o',
+      'json',
+      `--from-file=60-mirror.conf=${join(out, 'registries.conf')}`,
+    ]);
+    await kubectl(['apply', '--server-side', '--field-manager=catalog-mirror-e2e', '-f', '-'], configMap);
+    // The kubelet refreshes a ConfigMap volume when it syncs the Pod: an annotation makes it now,
+    // not at its next periodic sync (up to a minute later).
+    const system = await k.list(['pods', '-n', SYSTEM_NAMESPACE]);
+    await kubectl(['annotate', 'pods', '-n', SYSTEM_NAMESPACE, '--all', '--overwrite', `olmv1.e2e/registries-conf=${Date.now()}`]);
+    const written = await readFile(join(out, 'registries.conf'), 'utf8');
+    const mounted = async (): Promise<string[]> => {
+      const seen: string[] = [];
+      for (const pod of system) {
+        const dir = join(node.dir, 'kubelet/root/pods', pod.metadata.uid ?? '', 'volumes/kubernetes.io~configmap/registries-conf');
+        seen.push(
+          await readFile(join(dir, '60-mirror.conf'), 'utf8').then(
+            (t) => (t === written ? 'current' : 'other'),
+            () => 'missing',
+          ),
+        );
+      }
+      return seen;
+    };
+    await expect.poll(mounted, { timeout: 90_000, interval: 500 }).toEqual(system.map(() => 'current'));
+    timed('mirror case: registries.conf in every Pod of the product', started);
+
+    // The node: containerd pulls images named under A from B (A's hosts.toml, read at each pull).
+    await mirrorRegistry(node, a, b);
+    await sourceRegistry.stop();
+    sourceRegistry = undefined;
+    await expect(fetch(`http://${a}/v2/`)).rejects.toThrow();
+
+    // The extension of the earlier case goes, so that the package installs again, from the mirror.
+    await kubectl(['delete', 'clusterextension', 'example-operator', '--wait=true', '--timeout=120s']);
+    await kubectl(['apply', '--server-side', '-f', join(out, 'clustercatalog.yaml')]);
+    await kubectl(['wait', '--for=condition=Serving', 'clustercatalog/mirrored-catalog', '--timeout=120s']);
+    const catalog = await k.get(['clustercatalog', 'mirrored-catalog']);
+    expect((catalog.spec?.['source'] as { image: { ref: string } }).image.ref).toMatch(
+      new RegExp(`^${b.replaceAll('.', '\\.')}/olmv1/example-catalog@sha256:`),
+    );
+    timed('mirror case: mirrored catalog Serving with A stopped', started);
+
+    await k.apply({
+      apiVersion: 'olm.operatorframework.io/v1',
+      kind: 'ClusterExtension',
+      metadata: { name: 'example-operator' },
+      spec: {
+        namespace: 'example-operator',
+        serviceAccount: { name: 'example-operator-installer' },
+        source: {
+          sourceType: 'Catalog',
+          catalog: {
+            packageName: 'example-operator',
+            version: '>=1.0.0 <2.0.0',
+            channels: ['stable'],
+            selector: { matchLabels: { 'olm.operatorframework.io/metadata.name': 'mirrored-catalog' } },
+          },
+        },
+      },
+    });
+    await kubectl(['wait', '--for=condition=Installed', 'clusterextension/example-operator', '--timeout=180s']);
+    await kubectl(['wait', '--for=condition=Healthy', 'clusterextension/example-operator', '--timeout=180s']);
+    const ext = await k.get(['clusterextension', 'example-operator']);
+    const bundle = (ext.status?.['install'] as { bundle?: { name: string } } | undefined)?.bundle?.name ?? '';
+    log(`mirror case: installed ${bundle}`);
+    const pods = (await k.list(['pods', '-n', 'example-operator'])) as Array<
+      Obj & {
+        spec: { nodeName: string; containers: Array<{ image: string }> };
+        status: { phase: string; containerStatuses: Array<{ imageID: string }> };
+      }
+    >;
+    // Named under A (the bundle as mirrored, unchanged), which is stopped: containerd pulled it from B.
+    const running = pods.filter((p) => p.metadata.deletionTimestamp === undefined);
+    expect(running.map((p) => [p.spec.nodeName, p.status.phase])).toEqual([['olmv1-node', 'Running']]);
+    expect(running[0]?.spec.containers[0]?.image).toMatch(new RegExp(`^${a.replaceAll('.', '\\.')}/olmv1/example-operator@sha256:[0-9a-f]{64}$`));
+    log(`mirror case: operator Pod image ${running[0]?.spec.containers[0]?.image}, imageID ${running[0]?.status.containerStatuses[0]?.imageID}`);
+    log(`mirror case: node hosts.toml for ${a}: ${JSON.stringify(await readdir(join(node.dir, 'containerd/hosts', a)))}`);
+    timed('mirror case: example-operator Installed and Healthy from the mirror', started);
+  }, 600_000);
 });

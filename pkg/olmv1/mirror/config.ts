@@ -36,16 +36,22 @@ function mirrorPairs(images: readonly MirrorPair[]): MirrorPair[] {
 /**
  * A registries.conf (v2) drop-in: each source repository keeps its name (`prefix`, `location`)
  * and gets its mirror, tried first for digest and tag pulls alike. `insecure` marks mirrors
- * reached over plain HTTP or unverified TLS.
+ * reached over plain HTTP or unverified TLS; such a mirror's registry is also marked insecure
+ * under its own name, which clustercatalog.yaml pulls the catalog by.
  */
 export function registriesConf(pairs: readonly MirrorPair[], insecure: (target: string) => boolean): string {
   const out = ['# Written by olmv1 catalog mirror: pulls of these repositories are served by their mirror.', ''];
+  const insecureHosts = new Set<string>();
   for (const { source, target } of mirrorPairs(pairs)) {
     out.push('[[registry]]', `prefix = ${tomlString(source)}`, `location = ${tomlString(source)}`, '');
     out.push('[[registry.mirror]]', `location = ${tomlString(target)}`);
-    if (insecure(target)) out.push('insecure = true');
+    if (insecure(target)) {
+      out.push('insecure = true');
+      insecureHosts.add(target.split('/')[0] ?? target);
+    }
     out.push('');
   }
+  for (const host of [...insecureHosts].sort()) out.push('[[registry]]', `location = ${tomlString(host)}`, 'insecure = true', '');
   return out.join('\n');
 }
 

@@ -96,6 +96,8 @@ describe('the mirror configuration', () => {
           mirror: [{ location: '127.0.0.1:5000/m/library/busybox', insecure: true }],
         },
         { prefix: 'quay.io/acme/op', location: 'quay.io/acme/op', mirror: [{ location: '127.0.0.1:5000/m/acme/op', insecure: true }] },
+        // The mirror by its own name, as clustercatalog.yaml names the catalog.
+        { location: '127.0.0.1:5000', insecure: true },
       ],
     });
   });

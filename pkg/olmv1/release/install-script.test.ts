@@ -99,4 +99,30 @@ describe('install.sh with OLMV1_VERIFY_KEY', () => {
     expect(unverified.code).toBe(0);
     expect(unverified.calls.some((c) => c.startsWith('cosign'))).toBe(false);
   });
+  it('writes OLMV1_INSECURE_REGISTRIES into the mounted ConfigMap before the manifest is applied, and verifies such an image over plain HTTP', async () => {
+    const r = await run({
+      OLMV1_VERIFY_KEY: join(dir, 'cosign.pub'),
+      COSIGN_EXIT: '0',
+      OLMV1_INSECURE_REGISTRIES: 'registry.example.com,10.0.0.1:5000',
+    });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.calls[0]).toContain('--allow-http-registry --allow-insecure-registry');
+    const text = r.calls.join('\n');
+    const configMap = text.indexOf('kubectl create configmap olmv1-registries-conf --namespace=olmv1-system');
+    expect(configMap).toBeGreaterThan(0);
+    expect(text.indexOf('kubectl apply --server-side --force-conflicts -f ')).toBeGreaterThan(configMap);
+    expect(text).toContain(
+      '--from-literal=50-insecure-registries.conf=# Written by install.sh from OLMV1_INSECURE_REGISTRIES.\n\n' +
+        '[[registry]]\nlocation = "registry.example.com"\ninsecure = true\n\n[[registry]]\nlocation = "10.0.0.1:5000"\ninsecure = true\n',
+    );
+    expect(r.stdout).toContain('Writing registry.example.com,10.0.0.1:5000 as plain-HTTP registries into ConfigMap olmv1-registries-conf');
+  });
+
+  it('refuses an OLMV1_INSECURE_REGISTRIES entry that is not HOST[:PORT], asking nothing of the cluster', async () => {
+    const r = await run({ COSIGN_EXIT: '0', OLMV1_INSECURE_REGISTRIES: 'ok.example,bad"\ninsecure = false' });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('install.sh: OLMV1_INSECURE_REGISTRIES: \'bad"');
+    expect(r.calls).toEqual(['']);
+  });
 });

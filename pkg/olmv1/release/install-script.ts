@@ -4,9 +4,15 @@
  * installs nothing else: cert-manager must be there already (checked), and the manifest's
  * SHA-256, fixed when the release was made, is checked before anything is applied. With
  * `OLMV1_VERIFY_KEY`, the pinned image's cosign signature is verified first too (cosign on PATH):
- * missing or wrong, nothing is applied.
+ * missing or wrong, nothing is applied. With `OLMV1_INSECURE_REGISTRIES`, registries both
+ * components reach over plain HTTP are written, before the manifest is applied, as a
+ * registries.conf drop-in into the ConfigMap the manifest's Deployments mount (manifest.ts).
  */
 import { DEPLOYMENTS, SYSTEM_NAMESPACE } from '../in-cluster/index.ts';
+import { REGISTRIES_CONF_CONFIGMAP } from './manifest.ts';
+
+/** The key install.sh writes into REGISTRIES_CONF_CONFIGMAP for OLMV1_INSECURE_REGISTRIES. */
+const INSECURE_DROP_IN = '50-insecure-registries.conf';
 
 /** What {@link renderInstallScript} bakes in. */
 interface InstallScriptInput {
@@ -38,7 +44,12 @@ export function renderInstallScript(input: InstallScriptInput): string {
 #   OLMV1_MANIFEST=path             another copy of the manifest (its SHA-256 is still checked)
 #   OLMV1_VERIFY_KEY=cosign.pub     verify the image's cosign signature with this public key
 #                                   before anything is applied (needs cosign on PATH)
-#   OLMV1_VERIFY_PLAIN_HTTP=true    the image's registry speaks plain HTTP (for that verification)
+#   OLMV1_VERIFY_PLAIN_HTTP=true    the image's registry speaks plain HTTP (for that verification;
+#                                   implied when that registry is in OLMV1_INSECURE_REGISTRIES)
+#   OLMV1_INSECURE_REGISTRIES=h[:p],...
+#                                   registries catalogd and operator-controller reach over plain
+#                                   HTTP: written as ${INSECURE_DROP_IN} into the ConfigMap
+#                                   ${REGISTRIES_CONF_CONFIGMAP}, which both mount as registries.conf.d
 #   OLMV1_CATALOG_IMAGE=ref         add a ClusterCatalog from this catalog image
 #   OLMV1_CATALOG_NAME=name         its name (default: operatorhubio)
 #   OLMV1_TIMEOUT=duration          how long each wait may take (default: 300s)
@@ -53,6 +64,7 @@ manifest=\${OLMV1_MANIFEST:-"\${script_dir}/${manifest}"}
 verify_key=\${OLMV1_VERIFY_KEY:-}
 catalog_image=\${OLMV1_CATALOG_IMAGE:-}
 catalog_name=\${OLMV1_CATALOG_NAME:-operatorhubio}
+insecure_registries=\${OLMV1_INSECURE_REGISTRIES:-}
 timeout=\${OLMV1_TIMEOUT:-300s}
 namespace='${SYSTEM_NAMESPACE}'
 
@@ -64,6 +76,19 @@ fail() {
 command -v kubectl >/dev/null 2>&1 || fail "kubectl is not on PATH"
 [[ -f "\${manifest}" ]] || fail "no release manifest at \${manifest}"
 
+# registries.conf entries for OLMV1_INSECURE_REGISTRIES, checked before anything else is done.
+insecure_conf=''
+image_plain_http=false
+if [[ -n "\${insecure_registries}" ]]; then
+    IFS=',' read -r -a insecure_hosts <<<"\${insecure_registries}"
+    for host in "\${insecure_hosts[@]}"; do
+        [[ "\${host}" =~ ^([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:]+\\])(:[0-9]+)?$ ]] ||
+            fail "OLMV1_INSECURE_REGISTRIES: '\${host}' is not a registry HOST[:PORT]"
+        insecure_conf+="[[registry]]"$'\\n'"location = \\"\${host}\\""$'\\n'"insecure = true"$'\\n\\n'
+        [[ "\${image%%/*}" != "\${host}" ]] || image_plain_http=true
+    done
+fi
+
 actual_sha256=$(sha256sum "\${manifest}" | cut -d' ' -f1)
 [[ "\${actual_sha256}" == "\${manifest_sha256}" ]] ||
     fail "\${manifest} is not the manifest of olmv1 \${release_version} (SHA-256 \${actual_sha256}, expected \${manifest_sha256})"
@@ -74,7 +99,7 @@ if [[ -n "\${verify_key}" ]]; then
     command -v cosign >/dev/null 2>&1 || fail "OLMV1_VERIFY_KEY needs cosign on PATH"
     [[ -f "\${verify_key}" ]] || fail "no public key at \${verify_key}"
     plain_http=()
-    if [[ "\${OLMV1_VERIFY_PLAIN_HTTP:-}" == "true" ]]; then plain_http=(--allow-http-registry --allow-insecure-registry); fi
+    if [[ "\${OLMV1_VERIFY_PLAIN_HTTP:-}" == "true" || "\${image_plain_http}" == "true" ]]; then plain_http=(--allow-http-registry --allow-insecure-registry); fi
     echo "Verifying the signature of \${image} with \${verify_key}"
     cosign verify --key "\${verify_key}" --insecure-ignore-tlog=true \${plain_http[@]+"\${plain_http[@]}"} "\${image}" >/dev/null ||
         fail "\${image} has no signature that verifies with \${verify_key}: nothing was applied"
@@ -87,6 +112,17 @@ kubectl get crd certificates.cert-manager.io issuers.cert-manager.io >/dev/null 
 kubectl wait --for=condition=Available --namespace=cert-manager --timeout="\${timeout}" \\
     deployment/cert-manager deployment/cert-manager-webhook deployment/cert-manager-cainjector ||
     fail "cert-manager's Deployments are not Available"
+
+# Before the manifest, so that the Deployments' first Pods mount it (Pods already running see a
+# change within the kubelet's sync period; both components re-read registries.conf at each pull).
+if [[ -n "\${insecure_conf}" ]]; then
+    echo "Writing \${insecure_registries} as plain-HTTP registries into ConfigMap ${REGISTRIES_CONF_CONFIGMAP}"
+    kubectl create namespace "\${namespace}" --dry-run=client -o yaml |
+        kubectl apply --server-side --field-manager=olmv1-install -f - >/dev/null
+    kubectl create configmap ${REGISTRIES_CONF_CONFIGMAP} --namespace="\${namespace}" --dry-run=client -o yaml \\
+        --from-literal=${INSECURE_DROP_IN}="# Written by install.sh from OLMV1_INSECURE_REGISTRIES."$'\\n\\n'"\${insecure_conf}" |
+        kubectl apply --server-side --field-manager=olmv1-install -f - >/dev/null
+fi
 
 echo "Applying olmv1 \${release_version}"
 kubectl apply --server-side --force-conflicts -f "\${manifest}"

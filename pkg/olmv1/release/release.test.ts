@@ -38,8 +38,20 @@ describe('makeRelease', () => {
     const release = await makeRelease(
       { version: 'v1.0.0', repository: '127.0.0.1:5000/olmv1/olmv1', outDir: out },
       tools((k) => {
-        const parsed = JSON.parse(k) as { images: Array<{ newName: string; digest: string }>; components: string[] };
+        const parsed = JSON.parse(k) as {
+          images: Array<{ newName: string; digest: string }>;
+          components: string[];
+          patches: Array<{ target: { name: string }; patch: string }>;
+        };
         expect(parsed.components).toEqual(['../config/cert-manager']);
+        // Both Deployments mount the optional ConfigMap install.sh writes registries.conf drop-ins into.
+        for (const name of ['catalogd-controller-manager', 'operator-controller-controller-manager']) {
+          const patch = parsed.patches.find((p) => p.target.name === name && p.patch.includes('registries-conf'))?.patch ?? '[]';
+          expect(JSON.parse(patch)).toEqual([
+            expect.objectContaining({ value: { name: 'registries-conf', configMap: { name: 'olmv1-registries-conf', optional: true } } }),
+            expect.objectContaining({ value: { name: 'registries-conf', mountPath: '/etc/containers/registries.conf.d', readOnly: true } }),
+          ]);
+        }
         return `containers:\n- image: ${parsed.images[0]?.newName}@${parsed.images[0]?.digest}\n`;
       }, signed),
     );
