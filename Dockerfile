@@ -4,6 +4,9 @@
 # scripts/build-image.ts builds it without a Docker daemon (pkg/olmv1/images: buildah) and runs
 # each entry point; scripts/check-image.ts checks it without a container engine.
 FROM node:24-slim AS build
+# The reproducible build's one time for the tools the steps run (pkg/olmv1/images passes it,
+# and the same time to buildah's --timestamp; decision 0139).
+ARG SOURCE_DATE_EPOCH
 WORKDIR /src
 COPY package.json package-lock.json ./
 # --ignore-scripts: the `node` devDependency would download a second Node; the image's is used.
@@ -14,6 +17,7 @@ COPY pkg pkg
 RUN node node_modules/typescript/bin/tsc -p tsconfig.build.json
 
 FROM node:24-slim
+ARG SOURCE_DATE_EPOCH
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./

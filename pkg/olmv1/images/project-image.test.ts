@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { defaultImageCacheDir, dockerfileCopySources } from './project-image.ts';
+import { defaultImageCacheDir, dockerfileCopySources, projectBuildArgs, SOURCE_DATE_EPOCH, staleProjectTags } from './project-image.ts';
 
 describe('the project image build inputs', () => {
   it("are the paths the repository's Dockerfile copies from the build context", () => {
@@ -16,5 +16,42 @@ describe('the project image build inputs', () => {
   it('are cached under the XDG cache directory', () => {
     expect(defaultImageCacheDir({ XDG_CACHE_HOME: '/c', HOME: '/h' })).toBe('/c/olmv1/images');
     expect(defaultImageCacheDir({ HOME: '/h' })).toBe('/h/.cache/olmv1/images');
+  });
+});
+
+describe('the reproducible project image build', () => {
+  it('passes buildah one fixed time for what it writes and for the Dockerfile steps, with the layer cache on', () => {
+    const args = projectBuildArgs({ context: '/ctx', tag: 'localhost/olmv1/olmv1:tree-k', treeKey: 'k' });
+    expect(SOURCE_DATE_EPOCH).toBe(0);
+    expect(args.slice(args.indexOf('--timestamp'), args.indexOf('--timestamp') + 2)).toEqual(['--timestamp', '0']);
+    expect(args.slice(args.indexOf('--build-arg'), args.indexOf('--build-arg') + 2)).toEqual(['--build-arg', 'SOURCE_DATE_EPOCH=0']);
+    expect(args).toContain('--layers');
+    expect(args).toContain('--identity-label=false');
+    expect(args[0]).toBe('bud');
+    expect(args.at(-1)).toBe('/ctx');
+    expect(args.slice(-3, -1)).toEqual(['--tag', 'localhost/olmv1/olmv1:tree-k']);
+  });
+
+  it('declares SOURCE_DATE_EPOCH in every stage of the Dockerfile, for the tools its steps run', () => {
+    const dockerfile = readFileSync(new URL('../../../Dockerfile', import.meta.url), 'utf8');
+    const stages = dockerfile.split(/^FROM /m).slice(1);
+    expect(stages.length).toBeGreaterThan(1);
+    for (const stage of stages) expect(stage).toMatch(/^ARG SOURCE_DATE_EPOCH$/m);
+  });
+
+  it('prunes tags by when they were built, not by their (fixed) creation time', () => {
+    const now = Date.UTC(2026, 10, 28, 12);
+    const tag = (k: string) => `localhost/olmv1/olmv1:tree-${k}`;
+    const images = [
+      { id: '1', names: [tag('new')], created: 0 },
+      { id: '2', names: [tag('recent')], created: 0 },
+      { id: '3', names: [tag('old')], created: 0 },
+      { id: '4', names: [tag('unrecorded-recent')], created: (now - 60_000) / 1000 },
+      { id: '5', names: [tag('unrecorded-old')], created: 0 },
+      { id: '6', names: ['localhost/olmv1/stand-in:x'], created: 0 },
+      { id: '7', names: null, created: 0 },
+    ];
+    const builtAt = { [tag('recent')]: now - 5 * 60_000, [tag('old')]: now - 60 * 60_000 };
+    expect(staleProjectTags(images, tag('new'), builtAt, now)).toEqual([tag('old'), tag('unrecorded-old')]);
   });
 });

@@ -4,11 +4,15 @@
  * needs a root filesystem to run commands in), pushed to a registry by digest. An image is
  * tagged by a key over the git objects it is built from (Dockerfile, .dockerignore, its COPY
  * sources, at a revision) and the stand-in base's key, and reused while the tag exists; buildah's
- * layer cache keeps a change under cmd/ or pkg/ from repeating `npm ci`.
+ * layer cache keeps a change under cmd/ or pkg/ from repeating `npm ci`. The build is
+ * reproducible (decision 0139): every time buildah writes (file times in the layers, the
+ * config's and history's creation times) is SOURCE_DATE_EPOCH, fixed at 0, and the Dockerfile
+ * hands the same value to the tools its steps run; so one tree over one stand-in base gives one
+ * digest, whether its steps were cached from another tree's build or run afresh.
  */
 import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -23,6 +27,14 @@ import { errorMessage } from '../../shared/errors/index.ts';
 /** Repository of the project's image in local storage and in registries. */
 const PROJECT_IMAGE_REPOSITORY = 'olmv1/olmv1';
 const TREE_LABEL = 'org.olmv1.tree';
+/**
+ * The one time every build writes (seconds since the epoch). Not the commit's time: buildah
+ * reuses a cached step whatever time it was written with, so only a time that never changes
+ * keeps a build that reuses another tree's `npm ci` equal to a build without cache.
+ */
+export const SOURCE_DATE_EPOCH = 0;
+/** When each project image tag was built (wall clock, ms): the images' own times are all SOURCE_DATE_EPOCH. */
+const BUILD_TIMES_FILE = 'project-image-builds.json';
 
 /** `${XDG_CACHE_HOME:-$HOME/.cache}/olmv1/images`: the buildah storage and its images. */
 export function defaultImageCacheDir(env: NodeJS.ProcessEnv): string {
@@ -130,54 +142,107 @@ async function buildUnlocked(options: ProjectImageOptions): Promise<ProjectImage
     await mkdir(context);
     await runCommand('git', ['-C', options.repoRoot, 'archive', '-o', tar, revision, '--', ...paths], { env: options.env });
     await runCommand('tar', ['-x', '-f', tar, '-C', context], { env: options.env });
-    const out = await buildah.run([
-      'bud',
-      '--pull-never',
-      '--layers',
-      // A failed step's working container would otherwise stay and keep its image from the
-      // next build's prune ("image is in use by a container").
-      '--force-rm',
-      '--isolation',
-      'chroot',
-      '--network',
-      'host',
-      '--label',
-      `${TREE_LABEL}=${key}`,
-      '--tag',
-      tag,
-      context,
-    ]);
+    const out = await buildah.run(projectBuildArgs({ context, tag, treeKey: key }));
     const reused = out.split('\n').filter((l) => l.startsWith('--> Using cache')).length;
     options.log(`${tag}: ${reused} step(s) taken from buildah's layer cache`);
   } finally {
     await rm(work, { recursive: true, force: true });
   }
+  await recordBuildTime(options.cacheDir, tag, buildStart).catch((err: unknown) =>
+    options.log(`${tag}: build time not recorded: ${errorMessage(err)}`),
+  );
   // Housekeeping: an image another build or container still uses cannot be removed now; the
   // next build tries again. The new image is built either way.
-  await pruneOlderBuilds(buildah, tag, buildStart).catch((err: unknown) =>
+  await pruneOlderBuilds(buildah, options.cacheDir, tag, buildStart).catch((err: unknown) =>
     options.log(`${tag}: older builds not pruned this time: ${errorMessage(err)}`),
   );
   return { tag, treeKey: key, cached: false, standIn, seconds: seconds(), buildah };
 }
 
+/**
+ * `buildah bud` arguments of the project image (pure): layer cache, chroot isolation, the tree
+ * label, and the reproducible build's fixed time (SOURCE_DATE_EPOCH: `--timestamp` for what
+ * buildah writes, the build argument for what the Dockerfile's steps write).
+ */
+export function projectBuildArgs(input: { context: string; tag: string; treeKey: string }): string[] {
+  return [
+    'bud',
+    '--pull-never',
+    '--layers',
+    // A failed step's working container would otherwise stay and keep its image from the
+    // next build's prune ("image is in use by a container").
+    '--force-rm',
+    '--isolation',
+    'chroot',
+    '--network',
+    'host',
+    '--timestamp',
+    String(SOURCE_DATE_EPOCH),
+    // No io.buildah.version label: buildah's version is not an input of the image.
+    '--identity-label=false',
+    '--build-arg',
+    `SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH}`,
+    '--label',
+    `${TREE_LABEL}=${input.treeKey}`,
+    '--tag',
+    input.tag,
+    input.context,
+  ];
+}
+
 /** Project images younger than this survive another tree's build (one may still wait to be pushed). */
 const KEEP_RECENT_MS = 30 * 60 * 1000;
 
+async function readBuildTimes(cacheDir: string): Promise<Record<string, number>> {
+  try {
+    return JSON.parse(await readFile(join(cacheDir, BUILD_TIMES_FILE), 'utf8')) as Record<string, number>;
+  } catch {
+    return {};
+  }
+}
+
+/** Notes when `tag` was built (under the build lock, as is every read). */
+async function recordBuildTime(cacheDir: string, tag: string, at: number): Promise<void> {
+  await writeFile(join(cacheDir, BUILD_TIMES_FILE), JSON.stringify({ ...(await readBuildTimes(cacheDir)), [tag]: at }, null, 2) + '\n');
+}
+
+/** An image as `buildah images --json` lists it. */
+interface ListedImage {
+  id: string;
+  names: string[] | null;
+  /** The image's own creation time (s): SOURCE_DATE_EPOCH since builds are reproducible. */
+  created: number;
+}
+
+/**
+ * The project image tags to remove (pure): all but `keep` built before `since - KEEP_RECENT_MS`,
+ * by `builtAt` (ms), else by the image's creation time (tags built before build times were kept).
+ */
+export function staleProjectTags(images: readonly ListedImage[], keep: string, builtAt: Readonly<Record<string, number>>, since: number): string[] {
+  return images.flatMap((i) =>
+    (i.names ?? []).filter(
+      (n) => n.startsWith(`localhost/${PROJECT_IMAGE_REPOSITORY}:tree-`) && n !== keep && (builtAt[n] ?? i.created * 1000) < since - KEEP_RECENT_MS,
+    ),
+  );
+}
+
 /**
  * Keeps the storage from growing by a copy of every step per build (vfs: about 2 GB a build):
- * removes the other project image tags older than KEEP_RECENT_MS, then, round after round, the
- * childless untagged images older than `since` (what the new image descends from has children).
+ * removes the other project image tags built more than KEEP_RECENT_MS before `since`, then,
+ * round after round, the childless untagged images (what the new image descends from has
+ * children; no other build runs meanwhile: the build lock is held). Images' own creation times
+ * are all SOURCE_DATE_EPOCH, hence the recorded build times.
  */
-async function pruneOlderBuilds(buildah: Buildah, keep: string, since: number): Promise<void> {
-  const list = async (args: string[]): Promise<Array<{ id: string; names: string[] | null; created: number }>> =>
-    JSON.parse((await buildah.run(['images', '--json', ...args])) || '[]') as Array<{ id: string; names: string[] | null; created: number }>;
-  const stale = (await list([]))
-    .filter((i) => i.created * 1000 < since - KEEP_RECENT_MS)
-    .flatMap((i) => i.names ?? [])
-    .filter((n) => n.startsWith(`localhost/${PROJECT_IMAGE_REPOSITORY}:tree-`) && n !== keep);
+async function pruneOlderBuilds(buildah: Buildah, cacheDir: string, keep: string, since: number): Promise<void> {
+  const list = async (args: string[]): Promise<ListedImage[]> =>
+    JSON.parse((await buildah.run(['images', '--json', ...args])) || '[]') as ListedImage[];
+  const builtAt = await readBuildTimes(cacheDir);
+  const stale = staleProjectTags(await list([]), keep, builtAt, since);
   if (stale.length > 0) await buildah.run(['rmi', ...stale]);
+  const left = Object.fromEntries(Object.entries(builtAt).filter(([tag]) => !stale.includes(tag)));
+  await writeFile(join(cacheDir, BUILD_TIMES_FILE), JSON.stringify(left, null, 2) + '\n');
   for (let round = 0; round < 50; round++) {
-    const victims = (await list(['--filter', 'dangling=true'])).filter((i) => i.created * 1000 < since - 1000).map((i) => i.id);
+    const victims = (await list(['--filter', 'dangling=true'])).map((i) => i.id);
     if (victims.length === 0) return;
     await buildah.run(['rmi', ...victims]);
   }
