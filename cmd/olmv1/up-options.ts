@@ -40,10 +40,10 @@ buildah and debootstrap needed, cached after the first build) and pushed to a re
 node's bridge, config/ is applied with it (the README's walk-through, overlay from
 pkg/olmv1/in-cluster), and the example content goes to that registry. Stopping removes the
 applied objects with the control plane.
-With --no-olm instead: the control plane, the node and the registry on 127.0.0.1 (and
-cert-manager with --cert-manager), nothing of OLM: no CRDs, no namespace, no components, no
-example content. A cluster to try a release on (docs/release.md: install.sh with the
-kubeconfig below).
+With --no-olm instead: the control plane, the node, a registry on the node's bridge address
+(plain HTTP; this machine, the node and Pods reach it: push catalogs there) and cert-manager
+with --cert-manager, nothing of OLM: no CRDs, no namespace, no components, no example content.
+A cluster to try a release on (docs/release.md: install.sh with the kubeconfig below).
 
 Written in the current directory (.olmv1/, removed again on stop except bin/ and logs/):
   .olmv1/kubeconfig     admin kubeconfig of the local control plane

@@ -4,7 +4,7 @@
  * them in reverse. If `up` is killed, pkg/olmv1/localstack's reapers stop what it started.
  */
 import { copyFile, mkdir, rm, symlink } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connect, type KubeClient } from '../../pkg/shared/kube/index.ts';
@@ -23,7 +23,7 @@ import {
   startControlPlane,
   startRegistry,
 } from '../../pkg/olmv1/localstack/index.ts';
-import { deployCertManager, SELF_SIGNED_CLUSTER_ISSUER, type Kubectl } from '../../pkg/olmv1/in-cluster/index.ts';
+import { deployCertManager, SELF_SIGNED_CLUSTER_ISSUER, startNodeRegistry, type Kubectl } from '../../pkg/olmv1/in-cluster/index.ts';
 import { type CommandIO, EXIT } from './io.ts';
 import { UP_FIELD_MANAGER, createCatalogFromSample, installOlmResources, readManifests, waitForServing } from './up-cluster.ts';
 import { startComponents, type Components } from './up-components.ts';
@@ -220,6 +220,14 @@ async function start(options: UpOptions, ctx: StartContext): Promise<{ stack: St
     await symlink(binaries.kubectl, kubectl);
     kubeconfig = cp.value.info.kubeconfigPath;
     registry = reg.value?.host;
+    if (options.noOlm) {
+      // Pods do not reach 127.0.0.1 (the node's loopback is not theirs): the registry a release's
+      // catalogs go to is on the node's bridge, where this machine, containerd and Pods reach it.
+      const nodeRegistry = await startNodeRegistry(cp.value, binaries, tmpdir());
+      ctx.cleanups.push(() => nodeRegistry.stop());
+      registry = nodeRegistry.host;
+      progress(`a registry on the node's bridge, ${registry} (plain HTTP): this machine, the node's containerd and Pods reach it`);
+    }
     if (options.inCluster) {
       progress('deploying config/ with the project image: catalogd and operator-controller as Pods on the node');
       const onNode = await deployProductOnNode({
