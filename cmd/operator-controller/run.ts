@@ -4,7 +4,6 @@
  * the informers' sync; the rest (control.ts) loads only after it (decision 0097).
  */
 import type { Logger } from 'pino';
-import { Registry, collectDefaultMetrics } from 'prom-client';
 // The constants' file, not pkg/shared/api's index (the zod schemas, which control.ts loads).
 import { CLUSTER_CATALOG, CLUSTER_EXTENSION, CLUSTER_OBJECT_SET } from '../../pkg/shared/api/v1/constants.ts';
 import { HealthServer, informersSynced } from '../../pkg/shared/controller/index.ts';
@@ -13,6 +12,8 @@ import { componentKubeConfig } from '../shared/component-options.ts';
 import { FIRST_PROBE_WAIT_MS, firstPass, waitAtMost } from '../shared/first-answer.ts';
 import { startMetricsServing } from '../shared/metrics-serving.ts';
 import { checkRegistryCertDir } from '../../pkg/shared/nodehttp/index.ts';
+// The classes and default metrics from prom-client's files, not its index (@opentelemetry/api; decision 0097).
+import { Registry, collectDefaultMetrics } from '../../pkg/shared/metrics/index.ts';
 import { saveCompileCache } from '../shared/compile-cache.ts';
 import type { OperatorControllerOptions } from './options.ts';
 
@@ -33,7 +34,7 @@ export async function runOperatorController(
   leadershipLost: () => void = () => undefined,
 ): Promise<'stopped' | 'lost-leadership'> {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
+  collectDefaultMetrics(registry, { eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
   // Credentials and registry certificates are read first: when they are unusable the start
   // fails, with the same message, before anything listens.
   const credentials = componentKubeConfig(o);

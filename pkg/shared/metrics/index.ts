@@ -21,3 +21,5 @@ export const Registry = load('prom-client/lib/registry') as typeof PromClient.Re
 export const Counter = load('prom-client/lib/counter') as typeof PromClient.Counter;
 export const Gauge = load('prom-client/lib/gauge') as typeof PromClient.Gauge;
 export const Histogram = load('prom-client/lib/histogram') as typeof PromClient.Histogram;
+
+export { collectDefaultMetrics, type DefaultMetricsOptions } from './default-metrics.ts';
