@@ -33,7 +33,7 @@ const PROM_CLIENT_METRICS = [
 ] as const;
 
 /** The default metrics' options this project sets. */
-export interface DefaultMetricsOptions {
+interface DefaultMetricsOptions {
   /** Sampling period of the event loop lag histogram, in ms (prom-client's default 10). */
   eventLoopMonitoringPrecision?: number;
 }

@@ -22,4 +22,4 @@ export const Counter = load('prom-client/lib/counter') as typeof PromClient.Coun
 export const Gauge = load('prom-client/lib/gauge') as typeof PromClient.Gauge;
 export const Histogram = load('prom-client/lib/histogram') as typeof PromClient.Histogram;
 
-export { collectDefaultMetrics, type DefaultMetricsOptions } from './default-metrics.ts';
+export { collectDefaultMetrics } from './default-metrics.ts';
