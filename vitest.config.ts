@@ -1,14 +1,38 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
-import { DeferredToolsSequencer } from './test/envtest/sequencer.ts';
+import { DeferredToolsSequencer, usesNode } from './test/envtest/sequencer.ts';
 import { TimingReporter } from './test/envtest/timing-reporter.ts';
 
-// Three suites: `unit` (module tests next to their code, no processes), `integration`
+const INTEGRATION_DIRS = ['test/integration', 'test/e2e'];
+/** Builds the image the `on-node` files deploy: first in their process, so they find it built. */
+const PROJECT_IMAGE_TEST = 'test/integration/project-image.test.ts';
+
+/** The test files that run the product on the local node (test/envtest/sequencer.ts usesNode), and the image build. */
+async function onNodeFiles(root: string): Promise<string[]> {
+  const read = (path: string): Promise<string> => readFile(path, 'utf8').catch(() => '');
+  const files: string[] = [PROJECT_IMAGE_TEST];
+  for (const dir of INTEGRATION_DIRS) {
+    for (const name of (await readdir(join(root, dir))).filter((n) => n.endsWith('.test.ts')).sort()) {
+      if (await usesNode(join(root, dir, name), join(root, 'test'), read)) files.push(`${dir}/${name}`);
+    }
+  }
+  return files;
+}
+
+const onNode = await onNodeFiles(import.meta.dirname);
+
+// Four suites: `unit` (module tests next to their code, no processes), `integration`
 // (cross-module suites in test/ against a real kube-apiserver, etcd and OCI registry that
-// test/envtest/global-setup.ts starts once per run), and `integration-oldest` (a few of those
-// suites again on the oldest supported kube-apiserver, test/envtest/global-setup-oldest.ts).
+// test/envtest/global-setup.ts starts once per run), `on-node` (the suites of test/ that run the
+// product on the local node, which is machine-wide, and the image build they deploy) and
+// `integration-oldest` (a few of those suites again on the oldest supported kube-apiserver,
+// test/envtest/global-setup-oldest.ts).
 //
-// vitest runs every selected project's global setup before any test, so `npm test` runs
-// `integration` and `unit` first and `integration-oldest` in a second vitest run (package.json):
+// `npm test` runs them in two lanes, two vitest processes side by side (test/envtest/lanes.ts):
+// `on-node` in one, mostly waiting on the node's Pods; `integration` and `unit`, then
+// `integration-oldest`, in the other. vitest runs every selected project's global setup before
+// any test, so `integration-oldest` is a vitest run of its own after the others':
 // the first run's setup builds only what the shared control plane needs and the other test tools
 // in the background (the oldest kube-apiserver last), while the `integration` files that need none
 // of them run (the sequencer puts those that do last, test/envtest/sequencer.ts). The groups
@@ -39,7 +63,8 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
-          include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'],
+          include: INTEGRATION_DIRS.map((dir) => `${dir}/**/*.test.ts`),
+          exclude: onNode,
           globalSetup: ['test/envtest/global-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 600_000,
@@ -47,6 +72,18 @@ export default defineConfig({
           // tests (leader election, apiserver restarts) are not starved on a 2-core machine.
           fileParallelism: false,
           sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        // One file at a time: the node is the machine's (its lock), and each file deploys its own product.
+        test: {
+          name: 'on-node',
+          include: onNode,
+          globalSetup: ['test/envtest/global-setup-on-node.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 600_000,
+          fileParallelism: false,
+          sequence: { groupOrder: 4 },
         },
       },
       {

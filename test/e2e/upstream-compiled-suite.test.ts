@@ -14,7 +14,7 @@
 // stderr. A failed scenario not listed in EXPECTED below fails the test.
 //
 // On demand only (about 20 minutes of the node per runtime once the image is built; `npm test` skips it):
-//   OLMV1_E2E_UPSTREAM_SUITE=1 nice -n 10 npx vitest run --project integration test/e2e/upstream-compiled-suite.test.ts
+//   OLMV1_E2E_UPSTREAM_SUITE=1 nice -n 10 npx vitest run --project on-node test/e2e/upstream-compiled-suite.test.ts
 // OLMV1_E2E_UPSTREAM_SUITE_RUNTIMES=helm (or boxcutter) runs one runtime, _CONCURRENCY sets the
 // first phase's concurrency, _TAGS narrows both phases (a godog tag expression, e.g. @HTTPProxy);
 // E2E_STEP_TIMEOUT is upstream's (5m per step). Needs root, the node's prerequisites

@@ -54,9 +54,15 @@ export function setup(project: TestProject): Promise<() => Promise<void>> {
 /**
  * Starts the environment with kube-apiserver and kubectl at KUBERNETES_VERSION (`current`) or
  * at OLDEST_KUBERNETES_VERSION (`oldest`, global-setup-oldest.ts), and returns its teardown.
- * Only `current` starts the background builds (the `oldest` run comes after, and finds them built).
+ * Only `current` starts the background builds (the `oldest` run comes after, and finds them built);
+ * with `background: 'node binaries'` (the `on-node` project's process, beside the `integration`
+ * one) only the node's binaries, at normal priority: the files of that process wait for them first.
  */
-export async function setupWith(project: TestProject, kubernetes: 'current' | 'oldest'): Promise<() => Promise<void>> {
+export async function setupWith(
+  project: TestProject,
+  kubernetes: 'current' | 'oldest',
+  options: { background?: 'all' | 'node binaries' } = {},
+): Promise<() => Promise<void>> {
   const log = (line: string): void => {
     process.stderr.write(`${line}\n`);
   };
@@ -74,15 +80,18 @@ export async function setupWith(project: TestProject, kubernetes: 'current' | 'o
   project.provide('envtestRegistries', environment.info.registries);
   project.provide('envtestBinaries', binaries);
   const chain: ReadonlyArray<readonly [string, () => Promise<unknown>]> =
-    kubernetes === 'current'
-      ? [
-          ['node binaries', () => envtestNodeBinaries(log, BACKGROUND_BUILD_ENV)],
-          ['helm', () => envtestHelm(log, BACKGROUND_BUILD_ENV)],
-          ['cert-manager', () => envtestCertManager(log, BACKGROUND_BUILD_ENV)],
-          ['cosign', () => envtestCosign(log, BACKGROUND_BUILD_ENV)],
-          ['oldest kube-apiserver', () => resolveOldestBinaries({ ...resolveOptions, env: BACKGROUND_BUILD_ENV })],
-        ]
-      : [];
+    kubernetes === 'oldest'
+      ? []
+      : options.background === 'node binaries'
+        ? [['node binaries', () => envtestNodeBinaries(log)]]
+        : [
+            // Not lowered: the `on-node` process's files wait for them before anything else.
+            ['node binaries', () => envtestNodeBinaries(log)],
+            ['helm', () => envtestHelm(log, BACKGROUND_BUILD_ENV)],
+            ['cert-manager', () => envtestCertManager(log, BACKGROUND_BUILD_ENV)],
+            ['cosign', () => envtestCosign(log, BACKGROUND_BUILD_ENV)],
+            ['oldest kube-apiserver', () => resolveOldestBinaries({ ...resolveOptions, env: BACKGROUND_BUILD_ENV })],
+          ];
   const background = buildInBackground(chain, phases, log);
   return async () => {
     await environment.stop();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import * as deferredTools from './deferred-tools.ts';
-import { DEFERRED_GETTERS, orderByNeed, toolsNeeded, toolsNeededBy } from './sequencer.ts';
+import { DEFERRED_GETTERS, orderByNeed, toolsNeeded, toolsNeededBy, usesNode } from './sequencer.ts';
 
 const NODE = 0;
 const HELM = 1;
@@ -75,4 +75,20 @@ describe('toolsNeeded', () => {
 it("DEFERRED_GETTERS are deferred-tools.ts's getters", () => {
   const getters = Object.entries(deferredTools).filter(([, v]) => typeof v === 'function');
   expect(getters.map(([k]) => k).sort()).toEqual([...DEFERRED_GETTERS].sort());
+});
+
+describe('usesNode', () => {
+  const files: Record<string, string> = {
+    '/r/test/e2e/a.test.ts': `import { deployOnNode } from '../support/on-node.ts';`,
+    '/r/test/e2e/b.test.ts': `const helm = await envtestHelm();`,
+    '/r/test/e2e/c.test.ts': `const c = await envtestCosign();\nspawn(node, ['cmd/olmv1/main.ts', 'up', '--node'])`,
+    '/r/test/support/on-node.ts': `const nodeBinaries = await envtestNodeBinaries();\nconst cm = await envtestCertManager();`,
+  };
+  const read = (path: string): Promise<string> => Promise.resolve(files[path] ?? '');
+
+  it('is whether the file, or a support module it imports, needs the node binaries, whatever else it needs', async () => {
+    expect(await usesNode('/r/test/e2e/a.test.ts', '/r/test', read)).toBe(true);
+    expect(await usesNode('/r/test/e2e/b.test.ts', '/r/test', read)).toBe(false);
+    expect(await usesNode('/r/test/e2e/c.test.ts', '/r/test', read)).toBe(true);
+  });
 });

@@ -1,5 +1,5 @@
 /**
- * The order of the `integration` files: vitest's own (failed first, then the slowest), except
+ * The order of the `integration` and `on-node` files, each project's among its own: vitest's own (failed first, then the slowest), except
  * that the files needing a tool the global setup builds in the background (deferred-tools.ts)
  * run last, by the last tool of that chain they need (node binaries, then helm, cert-manager,
  * cosign), so each waits for its build as little as possible and the others run meanwhile.
@@ -18,8 +18,8 @@ export const DEFERRED_GETTERS = ['envtestNodeBinaries', 'envtestHelm', 'envtestC
 /** The resolve functions behind them, in the same order (a test may call one directly). */
 const RESOLVERS = ['resolveNodeBinaries', 'resolveHelm', 'resolveCertManagerBinaries', 'resolveCosign'] as const;
 
-/** The project whose files are reordered. */
-const PROJECT = 'integration';
+/** The projects whose files are reordered, each among its own. */
+const PROJECTS = new Set(['integration', 'on-node']);
 const NODE = DEFERRED_GETTERS.indexOf('envtestNodeBinaries');
 const UP_NODE = /'up',\s*'--node'/;
 const RELATIVE_IMPORT = /\b(?:from|import)\s+'(\.{1,2}\/[^']+\.ts)'/g;
@@ -27,29 +27,34 @@ const BLOCK_COMMENT = /\/\*[\s\S]*?\*\//g;
 /** `//` at a line's start or after a blank (not in `http://`) to the end of the line. */
 const LINE_COMMENT = /(^|\s)\/\/.*$/gm;
 
+/** The tools (indexes into DEFERRED_GETTERS) that `source` itself needs, comments aside. */
+export function toolsUsedBy(source: string): Set<number> {
+  const code = source.replace(BLOCK_COMMENT, '').replace(LINE_COMMENT, '$1');
+  const used = new Set<number>(UP_NODE.test(code) ? [NODE] : []);
+  DEFERRED_GETTERS.forEach((getter, i) => {
+    if (code.includes(`${getter}(`) || code.includes(`${RESOLVERS[i]}(`)) used.add(i);
+  });
+  return used;
+}
+
 /** The latest tool in DEFERRED_GETTERS that `source` itself needs (comments aside), or -1. */
 export function toolsNeededBy(source: string): number {
-  const code = source.replace(BLOCK_COMMENT, '').replace(LINE_COMMENT, '$1');
-  let need = UP_NODE.test(code) ? NODE : -1;
-  DEFERRED_GETTERS.forEach((getter, i) => {
-    if (code.includes(`${getter}(`) || code.includes(`${RESOLVERS[i]}(`)) need = Math.max(need, i);
-  });
-  return need;
+  return Math.max(-1, ...toolsUsedBy(source));
 }
 
 /**
- * The latest tool the test file `file` needs, through the modules under `testDir`'s support/
- * and envtest/ it imports (deferred-tools.ts, which defines the getters, excepted), or -1.
+ * The tools the test file `file` needs, through the modules under `testDir`'s support/ and
+ * envtest/ it imports (deferred-tools.ts, which defines the getters, excepted).
  */
-export async function toolsNeeded(file: string, testDir: string, read: (path: string) => Promise<string>): Promise<number> {
+export async function toolsUsed(file: string, testDir: string, read: (path: string) => Promise<string>): Promise<Set<number>> {
   const followed = [join(testDir, 'support') + sep, join(testDir, 'envtest') + sep];
   const getters = join(testDir, 'envtest', 'deferred-tools.ts');
   const seen = new Set<string>([file]);
   const queue = [file];
-  let need = -1;
+  const used = new Set<number>();
   for (let path = queue.shift(); path !== undefined; path = queue.shift()) {
     const source = await read(path);
-    need = Math.max(need, toolsNeededBy(source));
+    for (const tool of toolsUsedBy(source)) used.add(tool);
     for (const [, specifier] of source.matchAll(RELATIVE_IMPORT)) {
       const imported = resolve(dirname(path), specifier ?? '');
       if (seen.has(imported) || imported === getters || !followed.some((dir) => imported.startsWith(dir))) continue;
@@ -57,7 +62,17 @@ export async function toolsNeeded(file: string, testDir: string, read: (path: st
       queue.push(imported);
     }
   }
-  return need;
+  return used;
+}
+
+/** The latest tool the test file `file` needs (see toolsUsed), or -1. */
+export async function toolsNeeded(file: string, testDir: string, read: (path: string) => Promise<string>): Promise<number> {
+  return Math.max(-1, ...(await toolsUsed(file, testDir, read)));
+}
+
+/** Whether the test file `file` runs on the local node (needs its binaries; see toolsUsed). */
+export async function usesNode(file: string, testDir: string, read: (path: string) => Promise<string>): Promise<boolean> {
+  return (await toolsUsed(file, testDir, read)).has(NODE);
 }
 
 /** `files` with those needing no tool (need -1) first, the others after by need; stable otherwise. */
@@ -68,19 +83,24 @@ export function orderByNeed<T>(files: readonly T[], need: (file: T) => number): 
     .map((e) => e.file);
 }
 
-/** vitest's sequencer with the `integration` project's files reordered by orderByNeed. */
+/** vitest's sequencer with the `integration` and `on-node` projects' files each reordered by orderByNeed. */
 export class DeferredToolsSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
-    const ours = sorted.filter((s) => s.project.name === PROJECT);
     const testDir = join(this.ctx.config.root, 'test');
-    const needs = new Map<TestSpecification, number>();
     // A module that cannot be read adds no need (vitest reports the failed import itself).
     const read = (path: string): Promise<string> => readFile(path, 'utf8').catch(() => '');
-    for (const spec of ours) needs.set(spec, await toolsNeeded(spec.moduleId, testDir, read));
-    const reordered = orderByNeed(ours, (spec) => needs.get(spec) ?? -1);
-    let next = 0;
-    // The project's files keep their places among the other projects' (vitest groups them anyway).
-    return sorted.map((spec) => (spec.project.name === PROJECT ? (reordered[next++] ?? spec) : spec));
+    const reordered = new Map<string, TestSpecification[]>();
+    for (const project of PROJECTS) {
+      const ours = sorted.filter((s) => s.project.name === project);
+      const needs = new Map<TestSpecification, number>();
+      for (const spec of ours) needs.set(spec, await toolsNeeded(spec.moduleId, testDir, read));
+      reordered.set(
+        project,
+        orderByNeed(ours, (spec) => needs.get(spec) ?? -1),
+      );
+    }
+    // A project's files keep their places among the other projects' (vitest groups them anyway).
+    return sorted.map((spec) => reordered.get(spec.project.name)?.shift() ?? spec);
   }
 }
