@@ -192,7 +192,10 @@ describe('drift repair', () => {
     const expected = await watchesOf([a, b, c, d].map((s) => s.pkg));
     expect(expected).toBe(targets.reduce((n, t) => n + t.own, 0) + 3);
     await waitUntil('drift watches running', async () => (await metric(WATCHES)) === expected);
-    expect(await metric('informer_list_errors_total', { name: 'drift' })).toBe(0);
+    // Not the per-ServiceAccount watches' list errors: an installer's first list can be refused
+    // while its fresh RoleBinding reaches the authorizer's cache on a loaded machine (seen once),
+    // and the watch retries; that they all run is the assertion above. The shared watches list as
+    // operator-controller itself, whose rights are older than the run.
     expect(await metric('informer_list_errors_total', { name: 'drift-shared' })).toBe(0);
   });
 

@@ -5,7 +5,7 @@
  * terminating), and the original args and env put back afterwards, that rollout awaited too, so
  * that scenarios do not see each other's settings.
  */
-import { expect } from 'vitest';
+import { vi } from 'vitest';
 import { SYSTEM_NAMESPACE, type Kubectl } from '../../pkg/olmv1/in-cluster/index.ts';
 import { condition, kube, type Obj } from './on-node.ts';
 
@@ -81,7 +81,14 @@ export function deploymentRollouts(kubectl: Kubectl, ns = SYSTEM_NAMESPACE) {
 
   /** Waits until the rollout of `deployment` is complete (see rolloutState). */
   async function waitRolledOut(deployment: string, timeoutMs = 240_000): Promise<void> {
-    await expect.poll(() => rolloutState(deployment), { timeout: timeoutMs, interval: 1000 }).toBe('rolled out');
+    // vi.waitFor, not expect.poll: hooks wait too (a describe's afterAll puts the original args back).
+    await vi.waitFor(
+      async () => {
+        const state = await rolloutState(deployment);
+        if (state !== 'rolled out') throw new Error(`rollout of ${ns}/${deployment}: ${state}`);
+      },
+      { timeout: timeoutMs, interval: 1000 },
+    );
   }
 
   /** Replaces the `manager` container's args and/or env and waits for the rollout. */
