@@ -85,6 +85,27 @@ describe('olmv1 catalog update', () => {
     expect(out.stderr).toContain('spec.priority: Invalid value');
   });
 
+  it('reads and patches again when the catalog changed in between (a conflict), and gives up after five', async () => {
+    const cluster = seeded();
+    const conflict = new ApiError(409, 'Conflict', 'the object has been modified; please apply your changes to the latest version and try again');
+    cluster.refuse('patch ClusterCatalog hub', conflict);
+    const patch = cluster.client.patch.bind(cluster.client);
+    let patches = 0;
+    cluster.client.patch = (...args: Parameters<typeof patch>) => {
+      if (++patches === 2) cluster.refuse('patch ClusterCatalog hub', undefined);
+      return patch(...args);
+    };
+    expect(await update(cluster, ['hub', '--priority', '7'])).toMatchObject({ code: 0, stdout: 'updated ClusterCatalog hub\n' });
+    expect(patches).toBe(2);
+    expect((await cluster.client.get({ apiVersion: CATALOG.apiVersion, kind: CATALOG.kind, name: 'hub' })).spec).toMatchObject({ priority: 7 });
+
+    const stuck = seeded();
+    stuck.refuse('patch ClusterCatalog hub', conflict);
+    const out = await update(stuck, ['hub', '--priority', '7']);
+    expect(out.code).toBe(1);
+    expect(out.stderr).toContain('error updating ClusterCatalog "hub": the object has been modified');
+  });
+
   it('makes a merge patch of only the fields given, conditional on nothing else', () => {
     expect(parseCatalogUpdateArgs(['hub', '--poll-interval', '0', '--labels', 'a=1', '--labels', 'b=']).patch).toEqual({
       metadata: { labels: { a: '1', b: null } },
