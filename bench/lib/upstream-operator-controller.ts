@@ -3,7 +3,9 @@
  * operator-controller binary, built by the person running the bench from upstream's sources
  * (`go build -tags containers_image_openpgp ./cmd/operator-controller`, its Makefile's tags;
  * nothing of it is in this repository). `OLMV1_BENCH_UPSTREAM_OPERATOR_CONTROLLER` names it;
- * without it the benchmark measures ours only.
+ * without it the benchmark measures ours only. Build the version whose scenarios the suites run
+ * (`UPSTREAM_FEATURES_VERSION` of test/support/upstream-features; v1.11.0 since 2026-11-28, the
+ * figures before that compare with v1.5.1): bench/results/runtimes.md has the steps.
  *
  * At start upstream reads its own ServiceAccount's token and namespace from the in-cluster path
  * (/var/run/secrets/kubernetes.io/serviceaccount) and exits without them. Outside a pod they
