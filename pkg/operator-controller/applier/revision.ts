@@ -3,9 +3,7 @@
  * as a release record (helm/), the BoxcutterRuntime as a ClusterObjectSet (boxcutter/); both read
  * back as the one revision model of pkg/operator-controller/revisions.
  */
-import type { Manifest, Release, ReleaseBundle } from '../release/index.ts';
-import { sameRevisionContent } from './boxcutter/revision.ts';
-import { sameRecordContent } from './helm/apply.ts';
+import type { Manifest, ReleaseBundle } from '../release/index.ts';
 
 /** What a new revision is made of. */
 export interface DesiredRevision {
@@ -41,13 +39,4 @@ export function desiredRelease(
     ...(content.config === undefined ? {} : { config: content.config }),
     ...(content.droppedFields === undefined ? {} : { droppedFields: content.droppedFields }),
   };
-}
-
-/**
- * True when `desired` is what `release` (a record, or a revision read as one) already holds,
- * whichever runtime recorded it: a release record holds the rendered objects, a ClusterObjectSet
- * revision holds them as upstream's revisions do (reduced, annotated), so each is compared its own way.
- */
-export function sameContent(release: Release, desired: DesiredRevision): boolean {
-  return release.objectSet === undefined ? sameRecordContent(release, desired) : sameRevisionContent(release, desired);
 }
