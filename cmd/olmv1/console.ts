@@ -18,7 +18,7 @@ import {
   ensureBundle,
   objectWatches,
   newSessionSecrets,
-  packageWiseCatalog,
+  streamedCatalog,
   startConsole,
   type CatalogForm,
 } from '../../pkg/olmv1/console/index.ts';
@@ -130,7 +130,7 @@ export async function runConsole(args: string[], io: CommandIO, deps: ConsoleDep
         now: () => Date.now(),
         sources: {
           listCatalogs: (signal) => listClusterCatalogs(kube, catalogdUrl, signal),
-          loadCatalog: (_name, url, signal) => packageWiseCatalog(deps.catalogClient, url, signal),
+          loadCatalog: (name, url, signal) => streamedCatalog(deps.catalogClient, name, url, signal),
           listExtensions: async (signal) => (await kube.client.listAll(CLUSTER_EXTENSION, { signal })).items,
           ...extensionSources(kube.client, systemNamespace),
           watchObjects: objectWatches({ client: kube.client, log }),

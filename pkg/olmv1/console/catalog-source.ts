@@ -1,25 +1,50 @@
 /**
- * How the console reads a catalog from catalogd: its package names (`/api/v1/metas?schema=olm.package`),
- * then each package on demand (`/api/v1/metas?package=NAME`, the per-package answer
- * operator-controller resolves from). The hub index is built one package at a time and keeps only
- * tiles, so the console holds no catalog's whole content (the 5,000-bundle catalog parsed whole
- * is some 200 MB).
+ * How the console reads a catalog from catalogd. The hub index comes from one pass over
+ * `/api/v1/all`, a package at a time (the catalog client's `eachPackage`): each package's tile is
+ * made as its blobs stream in and its content dropped, so the console holds tiles, not the
+ * catalog (the 5,000-bundle catalog parsed whole is some 200 MB), and one request replaces the
+ * one or two per package the index took before. A package page reads its package again
+ * (`/api/v1/metas?package=NAME`, the per-package answer operator-controller resolves from).
  */
 import type { CatalogClient } from '../../operator-controller/catalogclient/index.ts';
-import type { DeclarativeConfig } from '../../shared/fbc/index.ts';
+import { errorMessage } from '../../shared/errors/index.ts';
+import { hubTile, type HubTile } from './hub-index.ts';
+import type { ConsoleCatalog } from './sources.ts';
 
-/** A catalog as the console reads it. */
-interface ConsoleCatalogContent {
-  packageNames: readonly string[];
-  load(pkg: string): Promise<DeclarativeConfig>;
-}
-
-/** Reads the package names of the catalog at `baseURL`; its packages are read when asked for. */
-export async function packageWiseCatalog(
-  client: Pick<CatalogClient, 'packageNames' | 'getPackage'>,
+/**
+ * Reads the catalog `catalog` served at `baseURL` in one pass and makes its tiles; its packages
+ * are read again when asked for. A package that does not load is left out of the tiles and
+ * named in `problems`; a package whose blobs were not together in the stream is read whole.
+ */
+export async function streamedCatalog(
+  client: Pick<CatalogClient, 'eachPackage' | 'getPackage'>,
+  catalog: string,
   baseURL: string,
   signal?: AbortSignal,
-): Promise<ConsoleCatalogContent> {
-  const names = [...(await client.packageNames(baseURL, signal))].sort();
-  return { packageNames: names, load: (pkg) => client.getPackage(baseURL, pkg, AbortSignal.timeout(120_000)) };
+): Promise<ConsoleCatalog> {
+  const tiles = new Map<string, HubTile>();
+  const problems: string[] = [];
+  const load = (pkg: string): ReturnType<CatalogClient['getPackage']> => client.getPackage(baseURL, pkg, AbortSignal.timeout(120_000));
+  const { packageNames, scattered } = await client.eachPackage(
+    baseURL,
+    (pkg, partition) => {
+      if (partition instanceof Error) problems.push(`catalog ${catalog}, package ${pkg}: ${partition.message}`);
+      else tiles.set(pkg, hubTile(catalog, pkg, partition));
+    },
+    signal,
+  );
+  for (const pkg of scattered) {
+    try {
+      tiles.set(pkg, hubTile(catalog, pkg, await load(pkg)));
+    } catch (e) {
+      tiles.delete(pkg);
+      problems.push(`catalog ${catalog}, package ${pkg}: ${errorMessage(e)}`);
+    }
+  }
+  return {
+    packageNames: [...packageNames].sort(),
+    load,
+    tiles: [...tiles.values()].filter((t) => packageNames.has(t.name)),
+    problems,
+  };
 }

@@ -2,6 +2,6 @@
 export { buildBundle, ensureBundle } from './bundle.ts';
 export { startConsole } from './server.ts';
 export { newSessionSecrets } from './security.ts';
-export { packageWiseCatalog } from './catalog-source.ts';
+export { streamedCatalog } from './catalog-source.ts';
 export { consoleWatches, objectWatches } from './watches.ts';
 export type { CatalogForm } from './admin.ts';

@@ -11,6 +11,7 @@ import { extname, join, normalize, sep } from 'node:path';
 import type { Logger } from 'pino';
 import { errorMessage } from '../../shared/errors/index.ts';
 import { hubTile, type HubTile } from './hub-index.ts';
+import { createHubSnapshots } from './hub-snapshot.ts';
 import { guard, SECURITY_HEADERS, type SessionSecrets } from './security.ts';
 import { consoleRoutes, json, send } from './api-routes.ts';
 import { matchRoute } from './routes.ts';
@@ -29,7 +30,7 @@ interface ConsoleOptions {
   /** The watches behind `/api/events` (watches.ts); without them the stream stays silent. */
   watches?: StartWatches;
   log: Logger;
-  /** How long a read of the catalogs is reused, in milliseconds. */
+  /** How long a read of the catalogs is used before it is read again behind the visits (hub-snapshot.ts), in milliseconds. */
   catalogTtlMs: number;
   now(): number;
 }
@@ -79,18 +80,11 @@ const PAGE = `<!doctype html>
 /** Starts the console on 127.0.0.1. */
 export async function startConsole(o: ConsoleOptions): Promise<RunningConsole> {
   let hostPort = '';
-  let snapshot: Promise<HubSnapshot> | undefined;
-  let snapshotAt = 0;
-  const hub = (): Promise<HubSnapshot> => {
-    if (snapshot === undefined || o.now() - snapshotAt > o.catalogTtlMs) {
-      snapshotAt = o.now();
-      snapshot = readHub(o.sources, o.now);
-      snapshot.catch(() => (snapshot = undefined));
-    }
-    return snapshot;
-  };
+  const snapshots = createHubSnapshots({ read: () => readHub(o.sources, o.now), ttlMs: o.catalogTtlMs, now: o.now });
+  // Read at start, so the first visit finds the index built or on its way.
+  snapshots.get().catch((e: unknown) => o.log.warn({ err: e }, 'reading the catalogs failed'));
   const feed = createChangeFeed(o.watches ?? (() => undefined));
-  const routes = consoleRoutes({ sources: o.sources, secrets: o.secrets, feed, hub, dropHub: () => (snapshot = undefined), page: PAGE });
+  const routes = consoleRoutes({ sources: o.sources, secrets: o.secrets, feed, hub: snapshots.get, dropHub: snapshots.drop, page: PAGE });
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     for (const [k, v] of Object.entries(SECURITY_HEADERS)) res.setHeader(k, v);
@@ -156,6 +150,11 @@ async function readHub(sources: ConsoleSources, _now: () => number): Promise<Hub
     try {
       const c = await sources.loadCatalog(ref.name, ref.baseURL, signal);
       catalogs.set(ref.name, c);
+      if (c.tiles !== undefined) {
+        tiles.push(...c.tiles);
+        problems.push(...(c.problems ?? []));
+        continue;
+      }
       // A few packages at a time, each dropped once its tile is made: the index holds tiles, not content.
       const queue = [...c.packageNames];
       const worker = async (): Promise<void> => {

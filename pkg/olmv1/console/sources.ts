@@ -7,12 +7,17 @@ import type { InstallProgress } from './extensions.ts';
 import type { CatalogForm, CommandRun } from './admin.ts';
 import type { CatalogWrite } from '../catalog/index.ts';
 import type { StatusReport } from '../status/index.ts';
+import type { HubTile } from './hub-index.ts';
 
 /** A catalog's content, loadable one package at a time. */
 export interface ConsoleCatalog {
   packageNames: readonly string[];
   /** One package's content (catalogd's per-package answer, or a part of content already read). */
   load(pkg: string): DeclarativeConfig | Promise<DeclarativeConfig>;
+  /** Its hub tiles when they were made as the catalog was read (catalog-source.ts); else made from `load`. */
+  tiles?: readonly HubTile[];
+  /** Packages left out of `tiles`, and why. */
+  problems?: readonly string[];
 }
 
 /** Where the console reads from; every call acts as the user of the kubeconfig. */

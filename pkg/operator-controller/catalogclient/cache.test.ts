@@ -43,6 +43,7 @@ function fakeClient(): CatalogClient & { calls: Call[] } {
     getPackage: (baseURL, packageName, signal, digest) => record<DeclarativeConfig>('getPackage', baseURL, signal, digest, packageName),
     packageNames: (baseURL, signal, digest) => record<Set<string>>('packageNames', baseURL, signal, digest),
     getAll: (baseURL, signal, digest) => record<CatalogContent>('getAll', baseURL, signal, digest),
+    eachPackage: () => Promise.reject(new Error('not used by the cache')),
     close: () => undefined,
   };
 }

@@ -198,6 +198,30 @@ describe('catalog client', () => {
     expect(content.loadPackage('none')).toEqual({ packages: [], channels: [], bundles: [], deprecations: [], others: [] });
   });
 
+  it('streams /all one package at a time, with load errors per package and scattered packages named', async () => {
+    const requests: string[] = [];
+    const body =
+      PACKAGE +
+      CHANNEL +
+      BUNDLE('1') +
+      line({ schema: 'olm.package', name: 'bad' }) +
+      line({ schema: 'olm.channel', package: 'bad', name: 'c', entries: 'x' }) +
+      line({ schema: 'olm.package', name: 'bar' }) +
+      line({ schema: 'olm.bundle', package: 'foo', name: 'foo.v2', image: 'r.test/foo:2', properties: [] });
+    handler = (req, res) => {
+      requests.push(req.url ?? '');
+      res.setHeader('content-encoding', 'gzip');
+      res.end(gzipSync(body));
+    };
+    const seen: string[] = [];
+    const end = await client.eachPackage(`${url}/catalogs/ops`, (pkg, p) =>
+      seen.push(p instanceof Error ? `${pkg}: ${p.message.split(':')[0]}` : `${pkg}: ${p.bundles.map((b) => b.name).join(',')}`),
+    );
+    expect(requests).toEqual(['/catalogs/ops/api/v1/all']);
+    expect(seen).toEqual(['foo: foo.v1', 'bad: error loading package "bad"', 'bar: ']);
+    expect(end).toEqual({ packageNames: new Set(['foo', 'bad', 'bar']), scattered: new Set(['foo']) });
+  });
+
   it('reports /all errors with the same texts', async () => {
     handler = (_req, res) => {
       res.statusCode = 404;

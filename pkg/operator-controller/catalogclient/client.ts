@@ -32,6 +32,7 @@ import { type ProxySelector, createAgentPool, sendRequest } from '../../shared/n
 import { errorMessage } from '../../shared/errors/index.ts';
 import { type DecodeLimits, type DeclarativeConfig, type Meta, loadMetas, parseMetaStream } from '../../shared/fbc/index.ts';
 import { packagePartition } from '../resolve/index.ts';
+import { createPackageRuns } from './package-runs.ts';
 
 /**
  * A `/api/v1/metas` query answered `404 page not found`: the server routes no such path (upstream
@@ -132,6 +133,19 @@ export interface CatalogClient {
    * {@link MetasNotServedError}); `timeoutMs` applies to the whole download.
    */
   getAll(baseURL: string, signal?: AbortSignal, digest?: string): Promise<CatalogContent>;
+  /**
+   * The whole catalog at `baseURL` (`/api/v1/all`) one package at a time: each package's
+   * partition goes to `visit` as soon as its blobs have streamed in (package-runs.ts), or the
+   * error of loading it, and is not kept. Packages whose blobs were not together are named in
+   * `scattered` at the end (`visit` saw part of them: read them again with `getPackage`).
+   * `digest`, errors and `timeoutMs` as for `getAll`.
+   */
+  eachPackage(
+    baseURL: string,
+    visit: (pkg: string, partition: DeclarativeConfig | Error) => void,
+    signal?: AbortSignal,
+    digest?: string,
+  ): Promise<{ packageNames: Set<string>; scattered: Set<string> }>;
   /** Closes idle keep-alive connections. The client stays usable. */
   close(): void;
 }
@@ -207,10 +221,31 @@ export function createCatalogClient(options: CatalogClientOptions = {}): Catalog
     return content.finish();
   }
 
+  async function eachPackage(
+    baseURL: string,
+    visit: (pkg: string, partition: DeclarativeConfig | Error) => void,
+    signal?: AbortSignal,
+    digest?: string,
+  ): Promise<{ packageNames: Set<string>; scattered: Set<string> }> {
+    const url = new URL(`${baseURL.replace(/\/+$/, '')}/api/v1/all`);
+    const runs = createPackageRuns((pkg, metas) => {
+      let partition: DeclarativeConfig | Error;
+      try {
+        partition = loadPackagePartition(metas, pkg);
+      } catch (err) {
+        partition = err instanceof Error ? err : new Error(errorMessage(err));
+      }
+      visit(pkg, partition);
+    });
+    await fetchOfDigest(url, limitsOf(signal), digest, (meta) => runs.add(meta));
+    return runs.end();
+  }
+
   return {
     getPackage,
     packageNames,
     getAll,
+    eachPackage,
     close: () => own.close(),
   };
 }
