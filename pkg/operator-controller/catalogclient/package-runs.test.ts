@@ -29,7 +29,12 @@ describe('createPackageRuns', () => {
   });
 
   it('names a package whose blobs come back after another package as scattered, and hands on no second run of it', () => {
-    const { runs, end } = split([meta('olm.package', 'a', 'a'), meta('olm.package', 'b', 'b'), meta('olm.bundle', 'a', 'a.v1'), meta('olm.bundle', 'b', 'b.v1')]);
+    const { runs, end } = split([
+      meta('olm.package', 'a', 'a'),
+      meta('olm.package', 'b', 'b'),
+      meta('olm.bundle', 'a', 'a.v1'),
+      meta('olm.bundle', 'b', 'b.v1'),
+    ]);
     expect(runs.map(([p]) => p)).toEqual(['a', 'b']);
     expect(end.scattered).toEqual(new Set(['a', 'b']));
   });
