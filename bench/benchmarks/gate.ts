@@ -20,6 +20,7 @@ import { pino } from 'pino';
 import { parseClusterVersion } from '../../pkg/operator-controller/gating/index.ts';
 import type { ReleaseSummary } from '../../pkg/operator-controller/release/index.ts';
 import { deployedStep, gateMetrics, verdictStep } from '../../pkg/operator-controller/upgradegate/index.ts';
+import { summaryOf } from '../../pkg/operator-controller/revisions/index.ts';
 import type { KubeObject } from '../../pkg/shared/kube/index.ts';
 import type { Benchmark, BenchContext, BenchOutcome } from '../lib/benchmark.ts';
 import { atMost, measure, type Measurement } from '../lib/report.ts';
@@ -79,9 +80,10 @@ async function scenario(declareEvery: number): Promise<Scenario> {
   let reads = 0;
   const deployed = deployedStep({
     releases: {
-      deployed: (name) => {
+      installed: (name) => {
         reads++;
-        return Promise.resolve(releases.get(name));
+        const r = releases.get(name);
+        return Promise.resolve(r === undefined ? undefined : summaryOf(r));
       },
     },
     extensions: { list: () => [...objects] },

@@ -181,7 +181,7 @@ function extensionSources(client: KubeClient, systemNamespace: string) {
         )
       ).items,
     releaseHistory: (name: string, signal: AbortSignal) => releases.history(name, { signal }),
-    revisionHistory: (name: string, signal: AbortSignal) => releases.read(name, { signal }),
+    revisionHistory: (name: string, signal: AbortSignal) => releases.revisions(name, { signal }),
     objectScope: async (type: { apiVersion: string; kind: string }, signal: AbortSignal) => (await client.resourceFor(type, signal)).namespaced,
     getObject: (ref: { apiVersion: string; kind: string; name: string; namespace: string }, signal: AbortSignal) =>
       client.get(

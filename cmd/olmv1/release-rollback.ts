@@ -18,7 +18,7 @@ import {
   type RollbackPatch,
   type RollbackTarget,
 } from '../../pkg/operator-controller/rollback/index.ts';
-import { createRevisionReader } from '../../pkg/operator-controller/revisions/index.ts';
+import { createRevisionReader, type Revision } from '../../pkg/operator-controller/revisions/index.ts';
 import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, withCluster, type ClusterFlags } from './cluster-access.ts';
 import { DEFAULT_SYSTEM_NAMESPACE, historyTable } from './release.ts';
 import { clusterResolveInput } from './resolve-cluster.ts';
@@ -133,12 +133,13 @@ async function rollback(kube: KubeContext, deps: RollbackDeps, p: Parsed, io: Co
   const view = readExtensionView(obj);
   if (!view.ok) throw new CommandError(view.error, 1);
   // Its revisions wherever its runtime keeps them: ClusterObjectSets, else Helm release records.
-  const history = await read(
+  const revisions = await read(
     `reading the revisions of ${name} (ClusterObjectSets, or release records in namespace ${JSON.stringify(p.namespace)})`,
-    () => createRevisionReader({ client, namespace: p.namespace }).history(p.extension),
+    () => createRevisionReader({ client, namespace: p.namespace }).revisions(p.extension),
   );
+  const history = revisions.map((r) => r.record);
   const chosen = chooseRollbackTarget(p.extension, history, p.revision);
-  if (!chosen.ok) throw new CommandError(`${chosen.error}\n${revisionList(p.extension, history)}`, 1);
+  if (!chosen.ok) throw new CommandError(`${chosen.error}\n${revisionList(p.extension, revisions)}`, 1);
   const { deployed, target } = chosen.value;
   const patch = rollbackPatch(view.value, target.bundle);
   if (!patch.ok) throw new CommandError(`cannot roll back ${name} to revision ${target.revision}: ${patch.error}`, 1);
@@ -255,7 +256,7 @@ async function read<T>(what: string, get: () => Promise<T>, notFound?: string): 
   }
 }
 
-function revisionList(extension: string, history: readonly Release[]): string {
+function revisionList(extension: string, history: readonly Revision[]): string {
   if (history.length === 0) return '';
   return `Revisions ("olmv1 release history ${extension}"):\n${historyTable(history).trimEnd()}`;
 }

@@ -3,7 +3,7 @@
  * list|history|get`. Exit codes: see RELEASE_USAGE.
  */
 import type { Release } from '../../pkg/operator-controller/release/index.ts';
-import { createRevisionReader, type ObjectSetState, type RevisionReader } from '../../pkg/operator-controller/revisions/index.ts';
+import { createRevisionReader, type Revision, type RevisionReader } from '../../pkg/operator-controller/revisions/index.ts';
 import type { KubeContext } from '../../pkg/shared/kube/index.ts';
 import { objectsToYaml, toYaml } from '../../pkg/operator-controller/render/index.ts';
 import {
@@ -106,9 +106,9 @@ function subcommand(sub: string | undefined, rest: string[], revision: number | 
     const [ext, ...extra] = rest;
     if (ext === undefined || extra.length > 0) throw usage('"history" takes exactly one extension name');
     return async (store, io, ns) => {
-      const { releases, objectSets } = await store.read(ext);
-      if (releases.length === 0) throw noRecords(ext, ns);
-      io.stdout.write(historyTable(releases, objectSets));
+      const revisions = await store.revisions(ext);
+      if (revisions.length === 0) throw noRecords(ext, ns);
+      io.stdout.write(historyTable(revisions));
     };
   }
   if (sub === 'get') {
@@ -118,7 +118,7 @@ function subcommand(sub: string | undefined, rest: string[], revision: number | 
     }
     return async (store, io, ns) => {
       const history = await historyOf(store, ext, ns);
-      const release = revision === undefined ? history[0] : history.find((r) => r.revision === revision);
+      const release = (revision === undefined ? history[0] : history.find((r) => r.number === revision))?.record;
       if (release === undefined) throw new CommandError(`revision ${revision} of ${JSON.stringify(ext)} not found`, 1);
       if (what === 'manifest') io.stdout.write(objectsToYaml(release.manifest.objects()));
       else if (what === 'values') io.stdout.write(toYaml(release.config ?? {}));
@@ -129,8 +129,8 @@ function subcommand(sub: string | undefined, rest: string[], revision: number | 
   throw usage(sub === undefined ? 'missing subcommand' : `unknown subcommand ${JSON.stringify(sub)}`);
 }
 
-async function historyOf(store: RevisionReader, ext: string, namespace: string): Promise<Release[]> {
-  const history = await store.history(ext);
+async function historyOf(store: RevisionReader, ext: string, namespace: string): Promise<Revision[]> {
+  const history = await store.revisions(ext);
   if (history.length === 0) throw noRecords(ext, namespace);
   return history;
 }
@@ -142,25 +142,23 @@ function noRecords(ext: string, namespace: string): CommandError {
 async function listReleases(store: RevisionReader, io: CommandIO): Promise<void> {
   const rows = [['NAME', 'REVISION', 'UPDATED', 'STATUS', 'BUNDLE', 'VERSION']];
   for (const name of await store.list()) {
-    const latest = (await store.history(name))[0];
+    const latest = (await store.revisions(name))[0]?.record;
     if (latest !== undefined) rows.push([name, String(latest.revision), updated(latest), latest.status, latest.bundle.name, latest.bundle.version]);
   }
   io.stdout.write(table(rows));
 }
 
 /**
- * The `history` table: one row a revision, oldest first. With `objectSets` (the revisions are
- * ClusterObjectSets) each row also names its ClusterObjectSet, lifecycle state, Available and
- * Progressing.
+ * The `history` table of `revisions` (newest first): one row a revision, oldest first, with
+ * Helm's status. When they are ClusterObjectSets each row also names its ClusterObjectSet,
+ * lifecycle state, Available and Progressing.
  */
-export function historyTable(history: readonly Release[], objectSets?: readonly ObjectSetState[]): string {
-  const sets = new Map((objectSets ?? []).map((s) => [s.revision, s]));
-  const extra = objectSets === undefined ? [] : ['OBJECT SET', 'STATE', 'AVAILABLE', 'PROGRESSING'];
+export function historyTable(revisions: readonly Revision[]): string {
+  const sets = revisions.some((r) => r.objectSet !== undefined);
+  const extra = sets ? ['OBJECT SET', 'STATE', 'AVAILABLE', 'PROGRESSING'] : [];
   const rows = [['REVISION', 'UPDATED', 'STATUS', 'BUNDLE', 'VERSION', ...extra, 'DESCRIPTION']];
-  for (const r of [...history].reverse()) {
-    const set = sets.get(r.revision);
-    const cells =
-      objectSets === undefined ? [] : [r.objectSet ?? set?.name ?? '-', set?.lifecycleState ?? '-', set?.available ?? '-', set?.progressing ?? '-'];
+  for (const { record: r, objectSet: set } of [...revisions].reverse()) {
+    const cells = sets ? [r.objectSet ?? set?.name ?? '-', set?.lifecycle ?? '-', set?.available ?? '-', set?.progressing ?? '-'] : [];
     rows.push([String(r.revision), updated(r), r.status, r.bundle.name, r.bundle.version, ...cells, oneLine(r.description)]);
   }
   return table(rows);

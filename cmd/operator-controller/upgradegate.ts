@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { ClusterMinor } from '../../pkg/operator-controller/gating/index.ts';
-import type { ReleaseStore } from '../../pkg/operator-controller/release/index.ts';
+import type { RevisionReader } from '../../pkg/operator-controller/revisions/index.ts';
 import { Controller, stepDurationTimer } from '../../pkg/shared/controller/index.ts';
 import { Informer, clientListWatch, settlesWithin, type KubeClient, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import {
@@ -38,7 +38,7 @@ interface UpgradeGateDeps {
   /** operator-controller's own identity: discovery, ClusterVersion, the OpenShift conditions. */
   client: KubeClient;
   /** What each extension has installed, whichever runtime installed it. */
-  releases: Pick<ReleaseStore, 'deployed'>;
+  releases: Pick<RevisionReader, 'installed'>;
   /** The ClusterExtension informer (shared with the extension controller; run by the caller). */
   extensions: Informer<KubeObject>;
   /** `--cluster-version`. */

@@ -6,7 +6,6 @@
 import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { errorMessage } from '../../shared/errors/index.ts';
-import { deployedRelease } from '../../operator-controller/release/index.ts';
 import { extensionDetail, extensionRow, releaseObjectsView, uninstallPreview } from './extensions.ts';
 import { headBundleImage, packageDetail, packageIcon, type HubTile } from './hub-index.ts';
 import { installCommandLine, parseInstallForm } from './install-form.ts';
@@ -16,7 +15,7 @@ import { catalogAddForm, catalogView, failureText, rollbackArgs, upgradeApproveA
 import { route, type Route } from './routes.ts';
 import { statusExitCode } from '../status/index.ts';
 import { createChangeFeed, streamChanges, type ChangeFeed } from './live.ts';
-import { historyOf, installedPackages, readReleaseObjects } from './reads.ts';
+import { historyOf, installedPackages, installedRelease, readReleaseObjects } from './reads.ts';
 import type { ConsoleCatalog, ConsoleSources } from './sources.ts';
 
 /** What the routes share with the server. */
@@ -163,7 +162,7 @@ export function consoleRoutes(c: RouteContext): Route[] {
         const name = params.name ?? '';
         if (!validName(name)) return json(res, 400, NOT_AN_EXTENSION);
         const signal = read();
-        const release = deployedRelease((await historyOf(sources, name, signal)).releases);
+        const release = await installedRelease(sources, name, signal);
         const reads = release === undefined ? [] : await readReleaseObjects(sources, release, signal);
         json(res, 200, releaseObjectsView(release, reads));
       },
@@ -178,7 +177,7 @@ export function consoleRoutes(c: RouteContext): Route[] {
         if (watch === undefined) return json(res, 501, { error: 'this console cannot watch the objects of a release' });
         // The objects of the deployed release, where the objects read finds them, watched while the page shows them.
         const signal = read();
-        const release = deployedRelease((await historyOf(sources, name, signal)).releases);
+        const release = await installedRelease(sources, name, signal);
         const refs = release === undefined ? [] : (await readReleaseObjects(sources, release, signal)).map((r) => r.identity);
         const feed = createChangeFeed((emit, stop) => watch(refs, () => emit({ topic: 'extensions', kind: 'Object', name }), stop));
         streamChanges(feed, res, () => feed.close());
@@ -281,11 +280,10 @@ async function extension(c: RouteContext, res: ServerResponse, name: string, pre
       problems.push(`${what}: ${errorMessage(e)}`);
       return none;
     });
-  const revisions = await part('release history', historyOf(sources, name, signal), { releases: [], objectSets: undefined });
-  const history = revisions.releases;
+  const history = await part('release history', historyOf(sources, name, signal), []);
   if (!preview) {
     const events = await part('Events', sources.extensionEvents(name, signal), []);
-    return json(res, 200, extensionDetail(obj, sources.installState(obj), events, history, problems, revisions.objectSets));
+    return json(res, 200, extensionDetail(obj, sources.installState(obj), events, history, problems));
   }
   const [crds, installer] = await Promise.all([
     part('CustomResourceDefinitions', sources.crdPreview(name, signal), undefined),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Manifest, type Release } from '../../operator-controller/release/index.ts';
+import { revisionOf } from '../../operator-controller/revisions/index.ts';
 import { extensionDetail, extensionRow, releaseObjectsView, uninstallPreview } from './extensions.ts';
 
 const ce = {
@@ -26,6 +27,8 @@ const release = (revision: number, status: Release['status'], objects: Release['
   lastDeployed: `2026-01-0${revision}T00:00:00Z`,
 });
 
+const revision = (...a: Parameters<typeof release>) => revisionOf(release(...a));
+
 const objects = Manifest.ofObjects([
   { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'ws.example.com' } },
   { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'op', namespace: 'ns' } },
@@ -49,7 +52,7 @@ describe('extension pages', () => {
       ce,
       { state: 'installed', progress: '' },
       events,
-      [release(2, 'deployed', objects), release(1, 'superseded', objects)],
+      [revision(2, 'deployed', objects), revision(1, 'superseded', objects)],
       ['x: forbidden'],
     );
     expect(d.events.map((e) => [e.reason, e.message, e.count])).toEqual([
@@ -74,7 +77,7 @@ describe('extension pages', () => {
   it('previews an uninstall: the extension and its release objects go, CRDs (with their custom resources), installer RBAC and namespace stay', () => {
     const p = uninstallPreview(
       ce,
-      [release(2, 'failed', Manifest.ofObjects([])), release(1, 'deployed', objects)],
+      [revision(2, 'failed', Manifest.ofObjects([])), revision(1, 'deployed', objects)],
       {
         extension: 'ext',
         crds: [
@@ -96,7 +99,7 @@ describe('extension pages', () => {
   });
 
   it('keeps the CRDs a release names even when they could not be read', () => {
-    const p = uninstallPreview(ce, [release(1, 'deployed', objects)], undefined, [], ['CustomResourceDefinitions: forbidden']);
+    const p = uninstallPreview(ce, [revision(1, 'deployed', objects)], undefined, [], ['CustomResourceDefinitions: forbidden']);
     expect(p.keptCrds).toEqual([{ name: 'ws.example.com', customResources: [], note: 'named by the release' }]);
     expect(p.problems).toEqual(['CustomResourceDefinitions: forbidden']);
   });

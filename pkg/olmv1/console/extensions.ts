@@ -7,7 +7,7 @@
 import type { DeletionPreview } from '../crd-deletion/index.ts';
 import { healthVerdict, objectHealth, type ObjectHealth } from '../../operator-controller/drift/index.ts';
 import type { Release } from '../../operator-controller/release/index.ts';
-import type { ObjectSetState } from '../../operator-controller/revisions/index.ts';
+import { installed, objectSetView, type ObjectSetView, type Revision } from '../../operator-controller/revisions/index.ts';
 import type { KubeObject } from '../../shared/kube/index.ts';
 
 /** One ClusterExtension as the Installed page shows it. */
@@ -57,7 +57,7 @@ interface ReleaseRow {
   updated: string;
   objects: number;
   /** Its ClusterObjectSet when the revisions are ClusterObjectSets (BoxcutterRuntime): name, lifecycle state, Available, Progressing. */
-  objectSet?: ObjectSetState;
+  objectSet?: ObjectSetView;
 }
 
 /** Where an install stands, as `olmv1 install` reports it while it waits. */
@@ -117,16 +117,14 @@ export function extensionRow(obj: unknown): ExtensionRow {
   };
 }
 
-/** The detail of a ClusterExtension from the object, its Events (core v1) and its release history (newest first). */
+/** The detail of a ClusterExtension from the object, its Events (core v1) and its revisions (newest first). */
 export function extensionDetail(
   obj: unknown,
   progress: InstallProgress,
   events: readonly unknown[],
-  history: readonly Release[],
+  revisions: readonly Revision[],
   problems: readonly string[],
-  objectSets?: readonly ObjectSetState[],
 ): ExtensionDetail {
-  const sets = new Map((objectSets ?? []).map((set) => [set.revision, set]));
   const o = rec(obj);
   const meta = rec(o.metadata);
   return {
@@ -137,9 +135,9 @@ export function extensionDetail(
     deleting: s(meta.deletionTimestamp) !== '',
     conditions: conditionsOf(obj),
     events: events.map(eventRow).sort((a, b) => (a.lastSeen < b.lastSeen ? 1 : a.lastSeen > b.lastSeen ? -1 : 0)),
-    releases: history.map((r) => {
-      const set = sets.get(r.revision);
-      return set === undefined ? releaseRow(r) : { ...releaseRow(r), objectSet: { ...set } };
+    releases: revisions.map((r) => {
+      const set = objectSetView(r);
+      return set === undefined ? releaseRow(r.record) : { ...releaseRow(r.record), objectSet: set };
     }),
     problems: [...problems],
   };
@@ -164,16 +162,16 @@ function releaseRow(r: Release): ReleaseRow {
  */
 export function uninstallPreview(
   obj: unknown,
-  history: readonly Release[],
+  revisions: readonly Revision[],
   crds: DeletionPreview | undefined,
   installerObjects: readonly string[],
   problems: readonly string[],
 ): UninstallPreview {
   const row = extensionRow(obj);
-  const newest = history.find((r) => r.status === 'deployed') ?? history[0];
+  const newest = installed(revisions) ?? revisions[0];
   const deleted = [`ClusterExtension ${row.name}`];
   const releaseCrds = new Set<string>();
-  for (const id of newest?.manifest.identities() ?? []) {
+  for (const id of newest?.objects.identities() ?? []) {
     const name = id.metadata.name ?? '';
     if (id.kind === 'CustomResourceDefinition') releaseCrds.add(name);
     else deleted.push(`${id.kind} ${id.metadata.namespace === undefined ? '' : `${id.metadata.namespace}/`}${name}`);

@@ -1,17 +1,22 @@
 /** Reads the console makes for several routes, as the user: an extension's revisions, its deployed objects, the installed packages. */
 import { errorMessage } from '../../shared/errors/index.ts';
 import type { Release } from '../../operator-controller/release/index.ts';
-import type { ExtensionHistory } from '../../operator-controller/revisions/index.ts';
+import { installed, revisionOf, type Revision } from '../../operator-controller/revisions/index.ts';
 import { extensionRow, type ReleaseObjectRead } from './extensions.ts';
 import type { ConsoleSources } from './sources.ts';
 
 /** Objects of a release read at once for its health. */
 const OBJECT_READ_CONCURRENCY = 4;
 
-/** The revisions of extension `name`: revisionHistory when the sources have it, else the release records. */
-export async function historyOf(sources: ConsoleSources, name: string, signal: AbortSignal): Promise<ExtensionHistory> {
+/** The revisions of extension `name`, newest first: revisionHistory when the sources have it, else the release records. */
+export async function historyOf(sources: ConsoleSources, name: string, signal: AbortSignal): Promise<Revision[]> {
   if (sources.revisionHistory !== undefined) return sources.revisionHistory(name, signal);
-  return { releases: await sources.releaseHistory(name, signal), objectSets: undefined };
+  return (await sources.releaseHistory(name, signal)).map((r) => revisionOf(r));
+}
+
+/** The record of the installed revision of extension `name`; undefined when none is installed. */
+export async function installedRelease(sources: ConsoleSources, name: string, signal: AbortSignal): Promise<Release | undefined> {
+  return installed(await historyOf(sources, name, signal))?.record;
 }
 
 /**

@@ -36,7 +36,7 @@ async function consoleOn(cluster: FakeCluster, rollbacks: string[][]) {
       getExtension: (name, signal) => cluster.client.get({ ...CLUSTER_EXTENSION, name }, { signal }),
       extensionEvents: async () => [],
       releaseHistory: (name, signal) => reader.history(name, { signal }),
-      revisionHistory: (name, signal) => reader.read(name, { signal }),
+      revisionHistory: (name, signal) => reader.revisions(name, { signal }),
       objectScope: async () => true,
       getObject: (ref, signal) => cluster.client.get({ ...ref }, { signal }),
       rollback: async (args) => {

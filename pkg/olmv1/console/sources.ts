@@ -2,7 +2,7 @@
 import type { DeclarativeConfig } from '../../shared/fbc/index.ts';
 import type { DeletionPreview } from '../crd-deletion/index.ts';
 import type { Release } from '../../operator-controller/release/index.ts';
-import type { ExtensionHistory } from '../../operator-controller/revisions/index.ts';
+import type { Revision } from '../../operator-controller/revisions/index.ts';
 import type { InstallProgress } from './extensions.ts';
 import type { CatalogForm, CommandRun } from './admin.ts';
 import type { CatalogWrite } from '../catalog/index.ts';
@@ -39,7 +39,7 @@ export interface ConsoleSources {
    * else its release records, as `olmv1 release history` reads them (pkg/operator-controller/revisions). When
    * given, read instead of releaseHistory.
    */
-  revisionHistory?(name: string, signal: AbortSignal): Promise<ExtensionHistory>;
+  revisionHistory?(name: string, signal: AbortSignal): Promise<Revision[]>;
   /** Its CustomResourceDefinitions with their custom resources (as `olmv1 uninstall --delete-crds` previews them). */
   crdPreview(name: string, signal: AbortSignal): Promise<DeletionPreview>;
   /** `Kind namespace/name` of the ServiceAccount and RBAC `olmv1 install` created for it. */

@@ -14,9 +14,8 @@ import {
   type ObjectIdentity,
 } from '../../operator-controller/gating/index.ts';
 import { readServerVersion } from '../../operator-controller/dependencies/index.ts';
-import { ReleaseStatus } from '../../operator-controller/release/index.ts';
 import { isForbidden, isNoKindMatch, isNotFound, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
-import { createRevisionReader, type ObjectSetState } from '../../operator-controller/revisions/index.ts';
+import { createRevisionReader, installed, objectSetView, type ObjectSetView } from '../../operator-controller/revisions/index.ts';
 import { ADVICE_REASONS, buildStatusReport, type ClusterVersionInfo, type KubernetesTargetInfo, type StatusReport } from './report.ts';
 
 /** What the status is read with: the client, and the transport for the API server's /version. */
@@ -52,19 +51,21 @@ export async function collectStatus(reader: StatusReader, o: StatusOptions): Pro
     const store = createRevisionReader({ client, namespace: o.namespace });
     const deployed = new Map<string, DeployedExtension>();
     const objects = new Map<string, readonly ObjectIdentity[]>();
-    const objectSets = new Map<string, ObjectSetState>();
+    const objectSets = new Map<string, ObjectSetView>();
     const unreadable: string[] = [];
     for (const e of extensions.items) {
       const name = e.metadata.name ?? '';
       try {
         // The whole history, as `olmv1 release history` reads it: the deployed revision's objects too.
-        const history = await store.read(name, signal);
-        const release = history.releases.find((r) => r.status === ReleaseStatus.Deployed);
-        const set = history.objectSets?.find((s) => s.name === release?.objectSet) ?? history.objectSets?.[0];
+        const revisions = await store.revisions(name, signal);
+        const current = installed(revisions);
+        // The installed revision's ClusterObjectSet, else the newest one's.
+        const shown = current?.objectSet === undefined ? revisions.find((r) => r.objectSet !== undefined) : current;
+        const set = shown === undefined ? undefined : objectSetView(shown);
         if (set !== undefined) objectSets.set(name, set);
-        if (release === undefined) continue;
-        deployed.set(name, { extension: name, bundle: release.bundle.name, properties: release.properties });
-        objects.set(name, release.manifest.identities());
+        if (current === undefined) continue;
+        deployed.set(name, { extension: name, bundle: current.bundle.name, properties: current.properties });
+        objects.set(name, current.objects.identities());
       } catch {
         unreadable.push(name);
       }

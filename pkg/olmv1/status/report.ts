@@ -16,7 +16,7 @@ import {
 } from '../../operator-controller/gating/index.ts';
 import { HealthConditionType } from '../../shared/api/index.ts';
 import type { KubeObject } from '../../shared/kube/index.ts';
-import type { ObjectSetState } from '../../operator-controller/revisions/index.ts';
+import type { ObjectSetView } from '../../operator-controller/revisions/index.ts';
 
 /** The schema version this build writes. */
 export const STATUS_SCHEMA_VERSION = 1;
@@ -127,7 +127,7 @@ export interface StatusInput {
   /** The objects (identities) of each extension's deployed release. */
   objects?: ReadonlyMap<string, readonly ObjectIdentity[]>;
   /** The ClusterObjectSet shown for each extension whose revisions are ClusterObjectSets. */
-  objectSets?: ReadonlyMap<string, ObjectSetState>;
+  objectSets?: ReadonlyMap<string, ObjectSetView>;
 }
 
 /** The Kubernetes minor an upgrade reaches, or why it is not known. */

@@ -5,6 +5,7 @@ import { deployedStep } from '../upgradegate/index.ts';
 import { fakeCluster } from '../../../test/support/fake-cluster.ts';
 import { ApiError } from '../../shared/kube/index.ts';
 import { createRevisionReader } from './reader.ts';
+import { installed, newest } from './revision.ts';
 import { createObjectSetReleases, type ObjectSetManifest } from '../applier/index.ts';
 import { objectSet, objectSetHistory, seedHelmHistory } from '../../../test/support/revision-fixtures.ts';
 
@@ -17,28 +18,30 @@ describe('createRevisionReader', () => {
     for (const set of [...objectSetHistory('boxy'), objectSet('boxy', 3, '1.2.0', 'rolling-out')]) cluster.seed(set);
     const reader = createRevisionReader({ client: cluster.client, namespace: 'olmv1-system' });
 
-    const boxy = await reader.read('boxy');
-    expect(boxy.releases.map((r) => [r.revision, r.status, r.bundle.version, r.objectSet])).toEqual([
-      [3, 'pending-upgrade', '1.2.0', 'boxy-3'],
-      [2, 'deployed', '1.1.0', 'boxy-2'],
-      [1, 'superseded', '1.0.0', 'boxy-1'],
+    const boxy = await reader.revisions('boxy');
+    expect(boxy.map((r) => [r.number, r.state, r.record.status, r.bundle.version, r.record.objectSet])).toEqual([
+      [3, 'RollingOut', 'pending-upgrade', '1.2.0', 'boxy-3'],
+      [2, 'Installed', 'deployed', '1.1.0', 'boxy-2'],
+      [1, 'Archived', 'superseded', '1.0.0', 'boxy-1'],
     ]);
-    expect(boxy.releases[1]?.manifest.objects()).toMatchObject([{ kind: 'ConfigMap', data: { version: '1.1.0' } }]);
-    expect(boxy.objectSets).toEqual([
-      { name: 'boxy-3', revision: 3, lifecycleState: 'Active', available: 'False (ProbeFailure)', progressing: 'True' },
-      { name: 'boxy-2', revision: 2, lifecycleState: 'Active', available: 'True', progressing: 'True' },
-      { name: 'boxy-1', revision: 1, lifecycleState: 'Archived', available: 'True', progressing: 'True' },
+    expect(boxy[1]?.objects.objects()).toMatchObject([{ kind: 'ConfigMap', data: { version: '1.1.0' } }]);
+    expect(boxy.map((r) => r.objectSet)).toEqual([
+      { name: 'boxy-3', lifecycle: 'Active', available: 'False (ProbeFailure)', progressing: 'True' },
+      { name: 'boxy-2', lifecycle: 'Active', available: 'True', progressing: 'True' },
+      { name: 'boxy-1', lifecycle: 'Archived', available: 'True', progressing: 'True' },
     ]);
-    expect((await reader.deployed('boxy'))?.objectSet).toBe('boxy-2');
+    expect([installed(boxy)?.number, newest(boxy)?.number]).toEqual([2, 3]);
+    expect(await reader.installed('boxy')).toMatchObject({ extension: 'boxy', number: 2, state: 'Installed', bundle: { version: '1.1.0' } });
     expect(await reader.usesObjectSets('boxy')).toBe(true);
 
-    // Another extension of the same cluster still has Helm records.
-    const helmy = await reader.read('helmy');
-    expect(helmy.objectSets).toBeUndefined();
-    expect(helmy.releases.map((r) => [r.revision, r.status, r.objectSet])).toEqual([
-      [2, 'deployed', undefined],
-      [1, 'superseded', undefined],
+    // Another extension of the same cluster still has Helm records: the same model, no ClusterObjectSet.
+    const helmy = await reader.revisions('helmy');
+    expect(helmy.map((r) => [r.number, r.state, r.record.status, r.objectSet])).toEqual([
+      [2, 'Installed', 'deployed', undefined],
+      [1, 'Archived', 'superseded', undefined],
     ]);
+    expect(helmy.every((r) => r.when !== '' && r.objects === r.record.manifest)).toBe(true);
+    expect((await reader.installed('helmy'))?.number).toBe(2);
     expect(await reader.usesObjectSets('helmy')).toBe(false);
     expect(await reader.list()).toEqual(['helmy', 'boxy']);
   });
@@ -47,10 +50,12 @@ describe('createRevisionReader', () => {
     const cluster = fakeCluster({ unserved: [COS] });
     await seedHelmHistory(cluster.client, 'helmy');
     const reader = createRevisionReader({ client: cluster.client, namespace: 'olmv1-system' });
-    const helmy = await reader.read('helmy');
-    expect(helmy.objectSets).toBeUndefined();
-    expect(helmy.releases.map((r) => r.revision)).toEqual([2, 1]);
-    expect((await reader.deployed('helmy'))?.revision).toBe(2);
+    const helmy = await reader.revisions('helmy');
+    expect(helmy.map((r) => [r.number, r.objectSet])).toEqual([
+      [2, undefined],
+      [1, undefined],
+    ]);
+    expect((await reader.installed('helmy'))?.number).toBe(2);
     expect(await reader.list()).toEqual(['helmy']);
     expect(await reader.usesObjectSets('helmy')).toBe(false);
   });
@@ -61,11 +66,10 @@ describe('createRevisionReader', () => {
     // The way back to release records: both revisions deleted with propagation Orphan, their Secrets first.
     for (const set of objectSetHistory('back')) cluster.seed(leaving(withSecretRefs(set)));
     const reader = createRevisionReader({ client: cluster.client, namespace: 'olmv1-system' });
-    const back = await reader.read('back');
-    expect(back.objectSets).toBeUndefined();
-    expect(back.releases.map((r) => [r.revision, r.status, r.objectSet])).toEqual([
-      [2, 'deployed', undefined],
-      [1, 'superseded', undefined],
+    const back = await reader.revisions('back');
+    expect(back.map((r) => [r.number, r.state, r.objectSet])).toEqual([
+      [2, 'Installed', undefined],
+      [1, 'Archived', undefined],
     ]);
     expect(await reader.usesObjectSets('back')).toBe(false);
     expect(await reader.list()).toEqual(['back']);

@@ -6,34 +6,17 @@
  * kind has only release records. Read-only: writes stay with the store of the mode.
  */
 import { createObjectSetReleases, listRevisions, type ObjectSetManifest } from '../applier/index.ts';
-import { createReleaseStore, type HistoryOptions, type Release, type ReleaseStore } from '../release/index.ts';
+import { createReleaseStore, type HistoryOptions, type ReleaseStore } from '../release/index.ts';
+import { revisionOf, summaryOf, type Revision, type RevisionSummary } from './revision.ts';
 import { ObjectSetConditionType } from '../../shared/api/index.ts';
 import { isNoKindMatch, isNotFound, type KubeClient } from '../../shared/kube/index.ts';
 
-/** One ClusterObjectSet of an extension, as the revision tables show it. */
-export interface ObjectSetState {
-  /** `<extension>-<n>` */
-  name: string;
-  revision: number;
-  /** `Active` or `Archived`. */
-  lifecycleState: string;
-  /** Its `Available` condition as `True`, `False (Reason)`, or `-` when it has none. */
-  available: string;
-  /** Its `Progressing` condition, written like `available`. */
-  progressing: string;
-}
-
-/** An extension's revisions, newest first. */
-export interface ExtensionHistory {
-  releases: Release[];
-  /** Its ClusterObjectSets, newest first; undefined when its revisions are Helm release records. */
-  objectSets: ObjectSetState[] | undefined;
-}
-
 /** Reads each extension's revisions from where they are (see the file comment). */
-export interface RevisionReader extends Pick<ReleaseStore, 'history' | 'deployed' | 'list'> {
-  /** The revisions of `extension` with, under BoxcutterRuntime, its ClusterObjectSets. */
-  read(extension: string, options?: HistoryOptions): Promise<ExtensionHistory>;
+export interface RevisionReader extends Pick<ReleaseStore, 'history' | 'list'> {
+  /** The revisions of `extension`, newest first; [] when it has none. */
+  revisions(extension: string, options?: HistoryOptions): Promise<Revision[]>;
+  /** Its installed revision, read without its objects; undefined when none is installed. */
+  installed(extension: string, signal?: AbortSignal): Promise<RevisionSummary | undefined>;
   /** True when `extension` has ClusterObjectSets (its revisions are not Helm release records). */
   usesObjectSets(extension: string, signal?: AbortSignal): Promise<boolean>;
 }
@@ -58,12 +41,11 @@ function conditionText(set: ObjectSetManifest, type: string): string {
   return c.status === 'True' || c.reason === '' ? c.status : `${c.status} (${c.reason})`;
 }
 
-/** The table view of `set`. Pure. */
-function objectSetState(set: ObjectSetManifest): ObjectSetState {
+/** The lifecycle state and health of `set`. Pure. */
+function objectSetState(set: ObjectSetManifest): NonNullable<Revision['objectSet']> {
   return {
     name: set.metadata.name,
-    revision: set.spec.revision,
-    lifecycleState: set.spec.lifecycleState ?? 'Active',
+    lifecycle: set.spec.lifecycleState ?? 'Active',
     available: conditionText(set, ObjectSetConditionType.Available),
     progressing: conditionText(set, ObjectSetConditionType.Progressing),
   };
@@ -93,23 +75,23 @@ export function createRevisionReader(o: RevisionReaderOptions): RevisionReader {
     }
   }
 
-  async function read(extension: string, options: HistoryOptions = {}): Promise<ExtensionHistory> {
+  async function revisions(extension: string, options: HistoryOptions = {}): Promise<Revision[]> {
     const found = await objectSetsOf(extension, options.signal);
-    if (found.length === 0) return { releases: await helm.history(extension, options), objectSets: undefined };
-    const live = new Set(found.map((s) => s.metadata.name));
-    return {
-      releases: (await sets.history(extension, options)).filter((r) => r.objectSet === undefined || live.has(r.objectSet)),
-      objectSets: [...found].reverse().map(objectSetState),
-    };
+    if (found.length === 0) return (await helm.history(extension, options)).map((r) => revisionOf(r));
+    const live = new Map(found.map((s) => [s.metadata.name, objectSetState(s)]));
+    const records = (await sets.history(extension, options)).filter((r) => r.objectSet === undefined || live.has(r.objectSet));
+    return records.map((r) => revisionOf(r, r.objectSet === undefined ? undefined : live.get(r.objectSet)));
   }
 
   return {
-    read,
+    revisions,
     async history(extension, options) {
-      return (await read(extension, options)).releases;
+      return (await revisions(extension, options)).map((r) => r.record);
     },
-    async deployed(extension, signal) {
-      return (await objectSetsOf(extension, signal)).length === 0 ? helm.deployed(extension, signal) : sets.deployed(extension, signal);
+    async installed(extension, signal) {
+      const boxcutter = (await objectSetsOf(extension, signal)).length > 0;
+      const found = await (boxcutter ? sets : helm).deployed(extension, signal);
+      return found === undefined ? undefined : summaryOf(found);
     },
     async list(signal) {
       const names = new Set(await helm.list(signal));

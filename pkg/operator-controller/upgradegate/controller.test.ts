@@ -20,6 +20,7 @@ import {
 } from './steps.ts';
 import type { Step } from '../../shared/controller/index.ts';
 import { Manifest } from '../release/index.ts';
+import { summaryOf } from '../revisions/index.ts';
 
 const ext = (status: object, uid = 'u1'): KubeObject => ({
   apiVersion: 'olm.operatorframework.io/v1',
@@ -104,11 +105,11 @@ function assemble(
     updateStatus: () => Promise.reject(new Error('not served: never written')),
   } satisfies ClusterVersionStepPorts['client'] & ConditionsStepPorts['client'];
   const releases = {
-    deployed: (name: string) => {
+    installed: (name: string) => {
       reads.push(name);
       const r = records.get(name);
       if (r instanceof Error) return Promise.reject(r);
-      return Promise.resolve(r?.status === 'deployed' ? r : undefined);
+      return Promise.resolve(r?.status === 'deployed' ? summaryOf(r) : undefined);
     },
   } satisfies DeployedStepPorts['releases'];
   const reconciler = new GateReconciler({

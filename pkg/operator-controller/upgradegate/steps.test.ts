@@ -20,6 +20,7 @@ import {
   type VerdictStepPorts,
 } from './steps.ts';
 import { Manifest } from '../release/index.ts';
+import { summaryOf } from '../revisions/index.ts';
 
 function minor(text: string): ClusterMinor {
   const parsed = parseClusterVersion(text);
@@ -247,11 +248,11 @@ describe('deployedStep', () => {
     const reads: string[] = [];
     const ports = {
       releases: {
-        deployed: (name: string) => {
+        installed: (name: string) => {
           reads.push(name);
           const r = records.get(name);
           if (r instanceof Error) return Promise.reject(r);
-          return Promise.resolve(r?.status === 'deployed' ? r : undefined);
+          return Promise.resolve(r?.status === 'deployed' ? summaryOf(r) : undefined);
         },
       },
       extensions: { list: () => [...extensions.values()] },

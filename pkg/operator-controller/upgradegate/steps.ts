@@ -24,7 +24,7 @@ import type { ReconcileContext, Step } from '../../shared/controller/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
 import { gaugeOn, type Informer, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
 import { LogOnChange } from '../../shared/logchange/index.ts';
-import type { ReleaseStore } from '../release/index.ts';
+import type { RevisionReader } from '../revisions/index.ts';
 import { HOLDS_CONDITION_TYPE, holdsCondition } from './holds-condition.ts';
 import { CLUSTER_VERSION, OLM_CLUSTER_OPERATOR, OLM_OPERATOR, desiredVersion, served, setCondition, type ApiWatch } from './openshift.ts';
 
@@ -149,8 +149,8 @@ export function clusterVersionStep(ports: ClusterVersionStepPorts): Step<GateSta
 
 /** Ports of deployedStep. */
 export interface DeployedStepPorts {
-  /** Read without the releases' objects: the gate needs a bundle name and properties (decision 0098). */
-  releases: Pick<ReleaseStore, 'deployed'>;
+  /** Read without the revisions' objects: the gate needs a bundle name and properties (decision 0098). */
+  releases: Pick<RevisionReader, 'installed'>;
   /** The ClusterExtension informer's cache. */
   extensions: Pick<Informer<KubeObject>, 'list'>;
 }
@@ -186,7 +186,7 @@ export function deployedStep(ports: DeployedStepPorts): Step<GateState> {
       deployed.set(name, { seen: obj, inputs, entry: undefined, round });
       return undefined;
     }
-    const release = await ports.releases.deployed(name, signal);
+    const release = await ports.releases.installed(name, signal);
     const entry = release === undefined ? undefined : { extension: name, bundle: release.bundle.name, properties: release.properties };
     deployed.set(name, { seen: obj, inputs, entry, round });
     return entry;
