@@ -1,6 +1,7 @@
 # One image, several entry points (node dist/cmd/<name>/main.js): catalogd, operator-controller
-# and the olmv1 CLI; config/manager/*.yaml name them in `command`. The build stage compiles
-# TypeScript to JavaScript; the runtime stage holds only production dependencies and dist/.
+# and the olmv1 CLI (its `console --in-cluster` is config/console's Pod); config/manager/*.yaml
+# name them in `command`. The build stage compiles TypeScript to JavaScript and the console's UI
+# to static files; the runtime stage holds only production dependencies and dist/.
 # scripts/build-image.ts builds it without a Docker daemon (pkg/olmv1/images: buildah) and runs
 # each entry point; scripts/check-image.ts checks it without a container engine.
 FROM node:24-slim AS build
@@ -15,6 +16,10 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY cmd cmd
 COPY pkg pkg
 RUN node node_modules/typescript/bin/tsc -p tsconfig.build.json
+# The console's UI as static files (dist/console, decision 0141): React, PatternFly and esbuild
+# are build tools, left in this stage; the console serves the files as they are.
+COPY scripts/build-console.ts scripts/build-console.ts
+RUN node scripts/build-console.ts
 
 FROM node:24-slim
 ARG SOURCE_DATE_EPOCH

@@ -407,7 +407,13 @@ async function consoleRunner(): Promise<(args: string[], io: CommandIO, signal: 
   const lockFile = new URL('../../package-lock.json', import.meta.url).pathname;
   return async (args, io, signal) => {
     try {
-      return await runConsole(args, io, { ...deps, signal, cacheDir, lockFile, fetchBundle, defaultAuthFile: defaultAuthFile() });
+      const all = { ...deps, signal, cacheDir, lockFile, fetchBundle, defaultAuthFile: defaultAuthFile() };
+      if (args.includes('--in-cluster')) {
+        const { runClusterConsole } = await import('./console-in-cluster.ts');
+        const service = { serviceHost: process.env.KUBERNETES_SERVICE_HOST, servicePort: process.env.KUBERNETES_SERVICE_PORT };
+        return await runClusterConsole(args, io, { ...all, ...service });
+      }
+      return await runConsole(args, io, all);
     } finally {
       deps.catalogClient.close();
     }

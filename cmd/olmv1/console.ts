@@ -4,7 +4,7 @@
  * URL with the session token.
  */
 import { randomBytes } from 'node:crypto';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { previewCrdDeletion } from '../../pkg/olmv1/crd-deletion/index.ts';
 import { createRevisionReader } from '../../pkg/operator-controller/revisions/index.ts';
 import { createCatalogContentCache, type CatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
@@ -21,6 +21,8 @@ import {
   streamedCatalog,
   startConsole,
   type CatalogForm,
+  type ConsoleSources,
+  type StartWatches,
 } from '../../pkg/olmv1/console/index.ts';
 import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags } from './cluster-access.ts';
 import { catalogManifest, createCatalog, deleteCatalog } from '../../pkg/olmv1/catalog/index.ts';
@@ -70,7 +72,7 @@ Exit codes:
   130  stopped by SIGINT (Ctrl-C), 143 by SIGTERM`;
 
 /** What `olmv1 console` needs from outside (composed in commands.ts). */
-interface ConsoleDeps extends Pick<CatalogSourceDeps, 'catalogClient' | 'connectCluster'>, BundleSourceDeps {
+export interface ConsoleDeps extends Pick<CatalogSourceDeps, 'catalogClient' | 'connectCluster'>, BundleSourceDeps {
   /** catalogd's content as `olmv1 install` resolves against it (default: a cache over catalogClient). */
   catalogContent?: CatalogContentCache;
   /** Aborted by SIGINT/SIGTERM; its reason is the signal's name. */
@@ -111,10 +113,8 @@ export async function runConsole(args: string[], io: CommandIO, deps: ConsoleDep
       if (!cv.ok) throw new CommandError(`--cluster-version: ${cv.error}\n${USAGE}`, 2);
       clusterVersion = cv.value;
     }
-    const versionFlag = rawVersion === undefined ? [] : [`--cluster-version=${rawVersion}`];
     const flags = clusterFlags(parsed.values, USAGE);
     const kube = await deps.connectCluster(flags);
-    const catalogdFlag = catalogdUrl === undefined ? [] : [`--catalogd-url=${catalogdUrl.href}`];
     const catalogContent = deps.catalogContent ?? createCatalogContentCache({ client: deps.catalogClient });
     try {
       const assetsDir = await ensureBundle({ cacheDir: deps.cacheDir, lockFile: deps.lockFile });
@@ -125,22 +125,9 @@ export async function runConsole(args: string[], io: CommandIO, deps: ConsoleDep
         secrets,
         assetsDir,
         log,
-        watches: consoleWatches({ client: kube.client, systemNamespace, log }),
         catalogTtlMs: 30_000,
         now: () => Date.now(),
-        sources: {
-          listCatalogs: (signal) => listClusterCatalogs(kube, catalogdUrl, signal),
-          loadCatalog: (name, url, signal) => streamedCatalog(deps.catalogClient, name, url, signal),
-          listExtensions: async (signal) => (await kube.client.listAll(CLUSTER_EXTENSION, { signal })).items,
-          ...extensionSources(kube.client, systemNamespace),
-          watchObjects: objectWatches({ client: kube.client, log }),
-          installState: (obj) => {
-            const s = installState(obj as KubeObject);
-            return s.state === 'installed' ? { state: s.state, progress: `installed ${s.bundle} (${s.version})` } : s;
-          },
-          install: (installArgs) => installAs(kube, { ...deps, catalogContent }, [...catalogdFlag, ...installArgs]),
-          ...adminSources(kube, { ...deps, catalogContent }, catalogdFlag, { systemNamespace, clusterVersion, versionFlag }),
-        },
+        ...consoleSources(kube, { ...deps, catalogContent }, { catalogdUrl, systemNamespace, clusterVersion, rawVersion, log }),
       }).catch((e: unknown) => {
         throw new CommandError(`cannot serve the console on 127.0.0.1:${port}: ${(e as Error).message}`, 1);
       });
@@ -155,6 +142,33 @@ export async function runConsole(args: string[], io: CommandIO, deps: ConsoleDep
       kube.close();
     }
   });
+}
+
+/** What a console reads and writes through, and its watches: all as the user of `kube` (the kubeconfig's, or an in-cluster session's token). */
+export function consoleSources(
+  kube: KubeContext,
+  deps: ConsoleDeps & { catalogContent: CatalogContentCache },
+  o: { catalogdUrl: URL | undefined; systemNamespace: string; clusterVersion: ClusterMinor | undefined; rawVersion: string | undefined; log: Logger },
+): { sources: ConsoleSources; watches: StartWatches } {
+  const { catalogdUrl, systemNamespace, clusterVersion, log } = o;
+  const catalogdFlag = catalogdUrl === undefined ? [] : [`--catalogd-url=${catalogdUrl.href}`];
+  const versionFlag = o.rawVersion === undefined ? [] : [`--cluster-version=${o.rawVersion}`];
+  return {
+    watches: consoleWatches({ client: kube.client, systemNamespace, log }),
+    sources: {
+      listCatalogs: (signal) => listClusterCatalogs(kube, catalogdUrl, signal),
+      loadCatalog: (name, url, signal) => streamedCatalog(deps.catalogClient, name, url, signal),
+      listExtensions: async (signal) => (await kube.client.listAll(CLUSTER_EXTENSION, { signal })).items,
+      ...extensionSources(kube.client, systemNamespace),
+      watchObjects: objectWatches({ client: kube.client, log }),
+      installState: (obj) => {
+        const s = installState(obj as KubeObject);
+        return s.state === 'installed' ? { state: s.state, progress: `installed ${s.bundle} (${s.version})` } : s;
+      },
+      install: (installArgs) => installAs(kube, deps, [...catalogdFlag, ...installArgs]),
+      ...adminSources(kube, deps, catalogdFlag, { systemNamespace, clusterVersion, versionFlag }),
+    },
+  };
 }
 
 /** The kinds `olmv1 install` creates for an extension besides the ClusterExtension and the namespace (as uninstall.ts lists them). */

@@ -10,9 +10,9 @@ import { ICON_KEY_PARAM, PAGE_KEY_HEADER } from './ui/session-wire.ts';
 import { csrfMatches, same, type ConsoleSession, type SessionStore } from './sessions.ts';
 
 /** Where the sign-in page and its form are. */
-const SIGN_IN_PATH = '/signin';
+export const SIGN_IN_PATH = '/signin';
 /** Where the sign-out page and its form are. */
-const SIGN_OUT_PATH = '/signout';
+export const SIGN_OUT_PATH = '/signout';
 
 /** What the guard sees of a request. */
 interface ClusterRequest {

@@ -1,6 +1,10 @@
 /** `olmv1 console`: a local web console acting with the user's kubeconfig identity (docs/console.md). */
 export { buildBundle, ensureBundle } from './bundle.ts';
 export { startConsole } from './server.ts';
+export { startClusterConsole } from './cluster-server.ts';
+export { bearerSignIn, type ReviewAnswer } from './bearer-sign-in.ts';
+export type { ConsoleSources } from './sources.ts';
+export type { StartWatches } from './live.ts';
 export { newSessionSecrets } from './security.ts';
 export { streamedCatalog } from './catalog-source.ts';
 export { consoleWatches, objectWatches } from './watches.ts';

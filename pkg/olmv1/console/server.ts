@@ -77,24 +77,23 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
-/** Starts the console on 127.0.0.1. */
-export async function startConsole(o: ConsoleOptions): Promise<RunningConsole> {
-  let hostPort = '';
+/** What one console's routes are made of (the local console's, or one in-cluster session's). */
+type AppOptions = Pick<ConsoleOptions, 'secrets' | 'assetsDir' | 'sources' | 'watches' | 'log' | 'catalogTtlMs' | 'now'>;
+
+/** A console's routes over its sources: what a request the guard passed is dispatched to. */
+export interface ConsoleApp {
+  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  close(): void;
+}
+
+/** The bundle and routes of one console (its hub snapshots and change feed its own). */
+export function consoleApp(o: AppOptions): ConsoleApp {
   const snapshots = createHubSnapshots({ read: () => readHub(o.sources, o.now), ttlMs: o.catalogTtlMs, now: o.now });
   // Read at start, so the first visit finds the index built or on its way.
   snapshots.get().catch((e: unknown) => o.log.warn({ err: e }, 'reading the catalogs failed'));
   const feed = createChangeFeed(o.watches ?? (() => undefined));
   const routes = consoleRoutes({ sources: o.sources, secrets: o.secrets, feed, hub: snapshots.get, dropHub: snapshots.drop, page: PAGE });
-
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    for (const [k, v] of Object.entries(SECURITY_HEADERS)) res.setHeader(k, v);
-    const verdict = guard({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers }, { secrets: o.secrets, hostPort });
-    if (verdict.kind === 'deny') return send(res, verdict.status, 'text/plain; charset=utf-8', `${verdict.message}\n`);
-    if (verdict.kind === 'redirect') {
-      res.setHeader('set-cookie', verdict.setCookie);
-      res.setHeader('location', verdict.location);
-      return send(res, 303, 'text/plain; charset=utf-8', '');
-    }
     const url = new URL(req.url ?? '/', 'http://x');
     const method = req.method ?? 'GET';
     if ((method === 'GET' || method === 'HEAD') && url.pathname.startsWith('/assets/'))
@@ -109,14 +108,36 @@ export async function startConsole(o: ConsoleOptions): Promise<RunningConsole> {
     }
     await m.route.handle({ params: m.params, query: url.searchParams, body, req, res });
   };
+  return { handle, close: () => feed.close() };
+}
+
+/** Answers a request whose handling failed: the API server's status and words when it has them, else 502. */
+export function failed(log: Logger, req: IncomingMessage, res: ServerResponse, e: unknown): void {
+  const status = typeof (e as { status?: unknown }).status === 'number' ? (e as { status: number }).status : 502;
+  log.warn({ err: e, url: req.url }, 'console request failed');
+  if (!res.headersSent) json(res, status >= 400 && status < 600 ? status : 502, { error: errorMessage(e) });
+  else res.end();
+}
+
+/** Starts the console on 127.0.0.1. */
+export async function startConsole(o: ConsoleOptions): Promise<RunningConsole> {
+  let hostPort = '';
+  const app = consoleApp(o);
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    for (const [k, v] of Object.entries(SECURITY_HEADERS)) res.setHeader(k, v);
+    const verdict = guard({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers }, { secrets: o.secrets, hostPort });
+    if (verdict.kind === 'deny') return send(res, verdict.status, 'text/plain; charset=utf-8', `${verdict.message}\n`);
+    if (verdict.kind === 'redirect') {
+      res.setHeader('set-cookie', verdict.setCookie);
+      res.setHeader('location', verdict.location);
+      return send(res, 303, 'text/plain; charset=utf-8', '');
+    }
+    await app.handle(req, res);
+  };
 
   const server: Server = createServer((req, res) => {
-    handle(req, res).catch((e: unknown) => {
-      const status = typeof (e as { status?: unknown }).status === 'number' ? (e as { status: number }).status : 502;
-      o.log.warn({ err: e, url: req.url }, 'console request failed');
-      if (!res.headersSent) json(res, status >= 400 && status < 600 ? status : 502, { error: errorMessage(e) });
-      else res.end();
-    });
+    handle(req, res).catch((e: unknown) => failed(o.log, req, res, e));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -129,7 +150,7 @@ export async function startConsole(o: ConsoleOptions): Promise<RunningConsole> {
     origin: `http://${hostPort}`,
     close: () =>
       new Promise<void>((resolve) => {
-        feed.close();
+        app.close();
         server.close(() => resolve());
         server.closeAllConnections();
       }),
@@ -175,7 +196,8 @@ async function readHub(sources: ConsoleSources, _now: () => number): Promise<Hub
   return { at: _now(), catalogs, tiles, problems };
 }
 
-async function asset(res: ServerResponse, dir: string, rel: string): Promise<void> {
+/** A file of the built bundle, or 404. */
+export async function asset(res: ServerResponse, dir: string, rel: string): Promise<void> {
   const file = normalize(join(dir, rel));
   const type = TYPES[extname(file)];
   if (!file.startsWith(dir + sep) || type === undefined) return json(res, 404, { error: 'not found' });

@@ -5,7 +5,15 @@ import { defaultImageCacheDir, dockerfileCopySources, projectBuildArgs, SOURCE_D
 describe('the project image build inputs', () => {
   it("are the paths the repository's Dockerfile copies from the build context", () => {
     const dockerfile = readFileSync(new URL('../../../Dockerfile', import.meta.url), 'utf8');
-    expect(dockerfileCopySources(dockerfile)).toEqual(['cmd', 'package-lock.json', 'package.json', 'pkg', 'tsconfig.build.json', 'tsconfig.json']);
+    expect(dockerfileCopySources(dockerfile)).toEqual([
+      'cmd',
+      'package-lock.json',
+      'package.json',
+      'pkg',
+      'scripts/build-console.ts',
+      'tsconfig.build.json',
+      'tsconfig.json',
+    ]);
   });
 
   it('skip copies from a stage, flags and continuation lines', () => {

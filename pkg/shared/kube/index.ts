@@ -12,7 +12,7 @@ export { anonymousChannels, bearerConnection } from './connection.ts';
 export { connect, type KubeContext } from './kube-context.ts';
 export { type EventType } from './event-correlator.ts';
 export { KubeEventRecorder, type EventRecorder } from './event-recorder.ts';
-export { type KubeConfigSource, type ResolvedKubeConfig } from './kubeconfig.ts';
+export { loadKubeConfig, type KubeConfigSource, type ResolvedKubeConfig } from './kubeconfig.ts';
 export { Informer, type InformerEventType, type InformerHandler } from './informer.ts';
 export { LAST_APPLIED_ANNOTATION, clientListWatch, stripManagedFields, type ListWatchSource } from './informer-source.ts';
 export { LeaderElector } from './leader-election.ts';

@@ -1,0 +1,226 @@
+/**
+ * The console served in the cluster (decision 0143): HTTPS, a sign-in page instead of a printed
+ * URL, and one console (server.ts's consoleApp) per session, whose sources and watches act with
+ * that session's token alone. The console's own identity is used for nothing.
+ */
+import { createServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import { loadCertificate, watchCertificate, type CertificatePaths } from '../../shared/controller/index.ts';
+import { send } from './api-routes.ts';
+import { clusterGuard, SIGN_IN_PATH, SIGN_OUT_PATH } from './cluster-guard.ts';
+import { SECURITY_HEADERS } from './security.ts';
+import { asset, consoleApp, failed, type ConsoleApp } from './server.ts';
+import { createSessionStore, csrfMatches, type ConsoleSession, type SignIn } from './sessions.ts';
+import type { StartWatches } from './live.ts';
+import type { ConsoleSources } from './sources.ts';
+import { PAGE_KEY_FRAGMENT } from './ui/session-wire.ts';
+
+/** What one session's console reads and writes with: its token's client, closed when the session ends. */
+interface SessionBackend {
+  sources: ConsoleSources;
+  watches?: StartWatches;
+  close(): void;
+}
+
+/** How the in-cluster console runs. */
+interface ClusterConsoleOptions {
+  /** Address and port to listen on (port 0: a free one). */
+  host: string;
+  port: number;
+  /** The serving certificate and key (PEM files), reloaded when they change (cert-manager and the service CA renew them). */
+  tls: CertificatePaths;
+  /** The bearer-token sign-in (bearer-sign-in.ts); other methods add routes of their own. */
+  tokenSignIn: SignIn<{ token: string }>;
+  /** The sources of a session, acting with its token. */
+  backend(session: ConsoleSession): Promise<SessionBackend>;
+  /** A session unused this long is gone. */
+  idleMs: number;
+  assetsDir: string;
+  log: Logger;
+  catalogTtlMs: number;
+  random(): string;
+  now(): number;
+}
+
+/** A listening in-cluster console. */
+interface RunningClusterConsole {
+  /** `https://HOST:PORT` as listened on. */
+  origin: string;
+  /** Sessions open now. */
+  sessions(): number;
+  close(): Promise<void>;
+}
+
+/** Sign-in forms are small: a token of up to 16 KiB, url-encoded. */
+const MAX_FORM = 64 * 1024;
+
+/** Starts the in-cluster console. */
+export async function startClusterConsole(o: ClusterConsoleOptions): Promise<RunningClusterConsole> {
+  const apps = new Map<string, Promise<{ app: ConsoleApp; backend: SessionBackend }>>();
+  const sessions = createSessionStore({
+    idleMs: o.idleMs,
+    random: o.random,
+    now: o.now,
+    onEnd: (s, why) => {
+      o.log.info({ user: s.user.username, why }, 'console session ended');
+      const a = apps.get(s.id);
+      apps.delete(s.id);
+      a?.then(closeApp, () => undefined);
+    },
+  });
+  const appOf = async (s: ConsoleSession): Promise<ConsoleApp> => {
+    let a = apps.get(s.id);
+    if (a === undefined) {
+      const secrets = { token: '', cookie: '', pageKey: s.pageKey, csrfToken: s.csrfToken, iconKey: s.iconKey };
+      a = o.backend(s).then((backend) => ({
+        backend,
+        app: consoleApp({ ...o, secrets, sources: backend.sources, ...(backend.watches === undefined ? {} : { watches: backend.watches }) }),
+      }));
+      apps.set(s.id, a);
+      // A backend that could not be made is made again at the next request.
+      a.catch(() => apps.delete(s.id));
+    }
+    return (await a).app;
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    for (const [k, v] of Object.entries(SECURITY_HEADERS)) res.setHeader(k, v);
+    res.setHeader('strict-transport-security', 'max-age=31536000');
+    const method = req.method ?? 'GET';
+    const verdict = clusterGuard({ method, url: req.url ?? '/', headers: req.headers }, sessions);
+    const path = new URL(req.url ?? '/', 'https://x').pathname;
+    if (verdict.kind === 'deny') return send(res, verdict.status, 'text/plain; charset=utf-8', `${verdict.message}\n`);
+    if (verdict.kind === 'redirect') return redirect(res, verdict.location);
+    if (verdict.kind === 'public') {
+      if (path !== SIGN_IN_PATH) return appOfPublic(req, res, o.assetsDir);
+      if (method === 'GET' || method === 'HEAD') return html(res, 200, signInPage(o.tokenSignIn.method));
+      if (method !== 'POST') return send(res, 405, 'text/plain; charset=utf-8', 'no such action\n');
+      const form = await readForm(req);
+      const token = form?.get('token');
+      if (token === undefined || token === null) return html(res, 400, signInPage(o.tokenSignIn.method, 'paste a bearer token'));
+      const signal = AbortSignal.timeout(30_000);
+      const r = await o.tokenSignIn.signIn({ token }, signal);
+      if (!r.ok) return html(res, r.error.status, signInPage(o.tokenSignIn.method, r.error.message));
+      const { session, setCookie } = sessions.open(r.value);
+      o.log.info({ user: session.user.username, method: o.tokenSignIn.method }, 'console session opened');
+      res.setHeader('set-cookie', setCookie);
+      // The page takes its key from the fragment, as the local console's does (decision 0127).
+      return redirect(res, `/#${PAGE_KEY_FRAGMENT}=${session.pageKey}`);
+    }
+    const session = verdict.session;
+    if (path === SIGN_OUT_PATH) {
+      if (method === 'GET' || method === 'HEAD') return html(res, 200, signOutPage(session));
+      const form = await readForm(req);
+      if (!csrfMatches(session, form?.get('csrf') ?? undefined))
+        return send(res, 403, 'text/plain; charset=utf-8', 'missing or invalid CSRF token\n');
+      res.setHeader('set-cookie', sessions.close(req.headers.cookie));
+      return redirect(res, SIGN_IN_PATH);
+    }
+    await (await appOf(session)).handle(req, res);
+  };
+
+  const server: Server = createServer(loadCertificate(o.tls), (req, res) => {
+    handle(req, res).catch((e: unknown) => failed(o.log, req, res, e));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port, o.host, () => resolve());
+  });
+  const sweep = setInterval(() => sessions.sweep(), 60_000);
+  sweep.unref();
+  const unwatch = watchCertificate(server, o.tls, o.log);
+  const addr = server.address();
+  const port = typeof addr === 'object' && addr !== null ? addr.port : o.port;
+  return {
+    origin: `https://${o.host.includes(':') ? `[${o.host}]` : o.host}:${port}`,
+    sessions: () => sessions.size,
+    close: () =>
+      new Promise<void>((resolve) => {
+        clearInterval(sweep);
+        unwatch();
+        for (const a of apps.values()) a.then(closeApp, () => undefined);
+        apps.clear();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function closeApp(a: { app: ConsoleApp; backend: SessionBackend }): void {
+  a.app.close();
+  a.backend.close();
+}
+
+/** The bundle, to anyone: it is the project's public code. */
+function appOfPublic(req: IncomingMessage, res: ServerResponse, assetsDir: string): Promise<void> | void {
+  const path = new URL(req.url ?? '/', 'https://x').pathname;
+  if (path === '/favicon.ico') return send(res, 404, 'text/plain; charset=utf-8', 'not found\n');
+  return asset(res, assetsDir, path.slice('/assets/'.length));
+}
+
+function redirect(res: ServerResponse, location: string): void {
+  res.setHeader('location', location);
+  send(res, 303, 'text/plain; charset=utf-8', '');
+}
+
+function html(res: ServerResponse, status: number, body: string): void {
+  send(res, status, 'text/html; charset=utf-8', body);
+}
+
+/** An url-encoded form body of at most {@link MAX_FORM} bytes; undefined when it is larger. */
+async function readForm(req: IncomingMessage): Promise<URLSearchParams | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of req as AsyncIterable<Buffer>) {
+    size += c.length;
+    if (size > MAX_FORM) return undefined;
+    chunks.push(c);
+  }
+  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+}
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+const HEAD = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>OLM v1 console: sign in</title>
+<link rel="stylesheet" href="/assets/main.css">
+</head>
+<body>
+<main class="olmv1-sign-in">
+<h1>OLM v1 console</h1>
+`;
+
+/** The sign-in page: a form for a bearer token, and why the last one was refused. */
+function signInPage(method: string, error?: string): string {
+  const alert = error === undefined ? '' : `<p role="alert" class="olmv1-sign-in-error">${escapeHtml(error)}</p>\n`;
+  return `${HEAD}${alert}<form method="post" action="${SIGN_IN_PATH}" data-method="${escapeHtml(method)}">
+<label for="token">Bearer token</label>
+<p id="token-help">A ServiceAccount token (<code>kubectl create token NAME -n NAMESPACE</code>) or any token the API server accepts. Every request the console makes for you is made with it, so your RBAC decides what you see and can do.</p>
+<textarea id="token" name="token" rows="6" cols="60" required autocomplete="off" spellcheck="false" aria-describedby="token-help"></textarea>
+<p><button type="submit">Sign in</button></p>
+</form>
+</main>
+</body>
+</html>
+`;
+}
+
+/** The sign-out page: who is signed in, and a form carrying the session's CSRF token. */
+function signOutPage(session: ConsoleSession): string {
+  return `${HEAD}<p>Signed in as <strong>${escapeHtml(session.user.username)}</strong>.</p>
+<form method="post" action="${SIGN_OUT_PATH}">
+<input type="hidden" name="csrf" value="${escapeHtml(session.csrfToken)}">
+<p><button type="submit">Sign out</button> <a href="/">Back to the console</a></p>
+</form>
+</main>
+</body>
+</html>
+`;
+}
