@@ -9,7 +9,14 @@
  */
 import { execFileSync } from 'node:child_process';
 import { buildProjectImage, defaultImageCacheDir } from '../../pkg/olmv1/images/index.ts';
-import { DEPLOYMENTS, deployInCluster, type InCluster } from '../../pkg/olmv1/in-cluster/index.ts';
+import {
+  CONSOLE_SERVICE,
+  DEPLOYMENTS,
+  SYSTEM_NAMESPACE,
+  deployInCluster,
+  waitForDeployments,
+  type InCluster,
+} from '../../pkg/olmv1/in-cluster/index.ts';
 import type { ControlPlane, RegistryBinaries } from '../../pkg/olmv1/localstack/index.ts';
 import { boxcutterRuntimeOn, featureGatesArgs, tenantExtensionsOn, type ComponentGates } from './up-feature-gates.ts';
 
@@ -30,6 +37,8 @@ interface ProductOnNodeOptions {
 interface ProductOnNode {
   product: InCluster;
   revision: string;
+  /** The console (config/console) through its NodePort on the node's bridge, once Available; undefined when it did not start. */
+  consoleUrl: string | undefined;
   /** Deletes what was applied (not waiting for finalizers) and stops the node's registry. */
   stop(): Promise<void>;
 }
@@ -59,8 +68,11 @@ export async function deployProductOnNode(options: ProductOnNodeOptions): Promis
     // with TenantExtensions: config/tenant-extensions (the tenant CRDs, grants and roles).
     overlay: {
       deploymentArgs: deploymentGateArgs(options.featureGates, log),
+      // The console, reached through a NodePort on the node's bridge (decision 0143).
+      consoleNodePort: true,
       components: [
         '../config/default-installer',
+        '../config/console',
         ...(boxcutterRuntimeOn(options.featureGates) ? ['../config/boxcutter'] : []),
         ...(tenantExtensionsOn(options.featureGates) ? ['../config/tenant-extensions'] : []),
       ],
@@ -70,7 +82,22 @@ export async function deployProductOnNode(options: ProductOnNodeOptions): Promis
     await product.kubectl(['delete', '-k', product.overlayDir, '--ignore-not-found', '--wait=false']).catch(() => undefined);
     await product.stop();
   };
-  return { product, revision, stop };
+  return { product, revision, consoleUrl: await consoleUrl(product, log), stop };
+}
+
+/** `https://BRIDGE:NODEPORT/` of the console once its Deployment is Available; undefined (said in the log) otherwise. */
+async function consoleUrl(product: InCluster, log: (line: string) => void): Promise<string | undefined> {
+  try {
+    await waitForDeployments(product.kubectl, SYSTEM_NAMESPACE, [CONSOLE_SERVICE], 120_000);
+    const port = (
+      await product.kubectl(['get', 'service', '-n', SYSTEM_NAMESPACE, CONSOLE_SERVICE, '-o', 'jsonpath={.spec.ports[0].nodePort}'])
+    ).trim();
+    const host = product.registry.host.slice(0, product.registry.host.lastIndexOf(':'));
+    return `https://${host}:${port}/`;
+  } catch (err) {
+    log(`the console did not start: ${(err as Error).message}`);
+    return undefined;
+  }
 }
 
 /** Each Deployment's `--feature-gates` args (appended after config/'s: the last setting of a gate wins). */

@@ -32,7 +32,7 @@ export interface StackFile {
   /** Ports catalogd and operator-controller listen on (127.0.0.1; none with `inCluster`). */
   ports: number[];
   /** `up --node --in-cluster`: both components as Pods of config/'s Deployments, from this image. */
-  inCluster?: { namespace: string; deployments: string[]; imageRef: string; revision: string };
+  inCluster?: { namespace: string; deployments: string[]; imageRef: string; revision: string; consoleUrl?: string };
   /** The `--feature-gates` settings each component was started with (none: its defaults). */
   featureGates?: { catalogd: string[]; operatorController: string[] };
 }

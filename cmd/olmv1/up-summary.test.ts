@@ -72,6 +72,10 @@ describe('olmv1 up summary', () => {
       inCluster: { namespace: 'olmv1-system', deployments: ['a', 'b'], imageRef: 'r/i@sha256:x', revision: 'abcdef0123456789' },
     };
     expect(summary(inCluster, CWD)).toMatch(/^  console {14}npm run -s olmv1 -- console --catalogd-url URL/m);
+    const withConsole: StackFile = { ...inCluster, inCluster: { ...inCluster.inCluster!, consoleUrl: 'https://10.0.0.1:30443/' } };
+    expect(summary(withConsole, CWD)).toMatch(
+      /^  console in cluster   https:\/\/10\.0\.0\.1:30443\/ \(NodePort; sign in with a token: .* create token SERVICEACCOUNT -n NAMESPACE\)$/m,
+    );
   });
 
   it('tells which refs the sample ClusterCatalog matches', () => {

@@ -45,6 +45,8 @@ export function summary(stack: StackFile, cwd: string, consoleUrl?: string): str
     const c = stack.inCluster;
     lines.push(`  in the cluster       ${c.deployments.join(' and ')} Available in ${c.namespace}, as Pods on the node`);
     lines.push(`  image                ${c.imageRef} (built from ${c.revision.slice(0, 12)}, HEAD)`);
+    if (c.consoleUrl !== undefined)
+      lines.push(`  console in cluster   ${c.consoleUrl} (NodePort; sign in with a token: ${k} create token SERVICEACCOUNT -n NAMESPACE)`);
   }
   lines.push(`  feature gates        ${gatesLine(stack.featureGates)}`);
   if (consoleUrl !== undefined) lines.push(`  console              ${consoleUrl} (open it in a browser; the token is the session)`);

@@ -245,6 +245,7 @@ async function start(options: UpOptions, ctx: StartContext): Promise<{ stack: St
         deployments: [COMPONENT_DEPLOYMENTS.catalogd, COMPONENT_DEPLOYMENTS.operatorController],
         imageRef: onNode.product.imageRef,
         revision: onNode.revision,
+        ...(onNode.consoleUrl === undefined ? {} : { consoleUrl: onNode.consoleUrl }),
       };
       progress(`${inCluster.deployments.join(' and ')} Available (${inCluster.imageRef})`);
       checkpoint(ctx);

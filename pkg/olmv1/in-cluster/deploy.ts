@@ -127,7 +127,9 @@ export async function deployInCluster(options: InClusterOptions): Promise<InClus
       options.certManager === undefined
         ? undefined
         : await deployCertManager({ kubectl, registry: registry.host, binaries: options.certManager, log: options.log });
-    const certs = certManager === undefined ? await issueServingCertificates(join(work, 'pki')) : undefined;
+    // The console's certificate also names the node's bridge address, where its NodePort is.
+    const bridgeIp = registry.host.slice(0, registry.host.lastIndexOf(':'));
+    const certs = certManager === undefined ? await issueServingCertificates(join(work, 'pki'), [bridgeIp]) : undefined;
     const overlayDir = await writeOverlay(work, imageRef, [registry.host], certs?.ca.certPem, options.overlay);
     // The Secrets go into the namespace before the Deployments that mount them.
     await kubectl(['apply', '--server-side', '-f', join(work, 'config', 'namespace.yaml')]);

@@ -63,6 +63,21 @@ describe('renderOverlay', () => {
     expect(k['patches']).toEqual([]);
   });
 
+  it("makes the console's Service (config/console) a NodePort when asked", () => {
+    const k = JSON.parse(
+      renderOverlay({
+        base: '../config',
+        imageRef: `r:1/x@${digest}`,
+        insecureRegistries: [],
+        components: ['../config/console'],
+        consoleNodePort: true,
+      }),
+    ) as Record<string, unknown>;
+    expect(k['patches']).toEqual([
+      { target: { kind: 'Service', name: 'olmv1-console' }, patch: JSON.stringify([{ op: 'add', path: '/spec/type', value: 'NodePort' }]) },
+    ]);
+  });
+
   it.each(['r:1/x:latest', 'r:1/x@sha256:short', 'r:1/x'])('refuses %s: not a digest reference', (imageRef) => {
     expect(() => renderOverlay({ base: '../config', imageRef, insecureRegistries: [], caPem: CA })).toThrow(/not a digest reference/);
   });

@@ -25,6 +25,8 @@ interface OverlayInput {
   caPem?: string | undefined;
   /** Kustomize components added (relative to the overlay), e.g. `../config/cert-manager`. */
   components?: readonly string[];
+  /** The console's Service (config/console) as a NodePort: how `olmv1 up --node --in-cluster` reaches it. */
+  consoleNodePort?: boolean;
   /** Resources added beside `base` (relative to the overlay), e.g. `../config/crd/experimental`. */
   resources?: readonly string[];
   /** Container args appended to one Deployment of DEPLOYMENTS (e.g. its `--feature-gates`), after config/'s. */
@@ -60,6 +62,9 @@ export function renderOverlay(input: OverlayInput): string {
               patch: JSON.stringify([{ op: 'add', path: '/webhooks/0/clientConfig/caBundle', value: Buffer.from(input.caPem).toString('base64') }]),
             },
           ]),
+      ...(input.consoleNodePort === true
+        ? [{ target: { kind: 'Service', name: CONSOLE_SERVICE }, patch: JSON.stringify([{ op: 'add', path: '/spec/type', value: 'NodePort' }]) }]
+        : []),
       ...DEPLOYMENTS.flatMap((name) => {
         const args = argsOf(name);
         return args.length === 0 ? [] : [{ target: { kind: 'Deployment', name }, patch: JSON.stringify(args) }];
@@ -69,32 +74,40 @@ export function renderOverlay(input: OverlayInput): string {
   return JSON.stringify(kustomization, null, 2) + '\n';
 }
 
+/** The console's Service and Deployment (config/console). */
+export const CONSOLE_SERVICE = 'olmv1-console';
+
 /** DNS names of a Service in the system namespace, as the certificates carry them. */
 function serviceNames(service: string): string[] {
   return [`${service}.${SYSTEM_NAMESPACE}.svc`, `${service}.${SYSTEM_NAMESPACE}.svc.cluster.local`];
 }
 
-/** A CA made here and the two Secrets config/ mounts, as one kubectl-applicable List. */
+/** A CA made here and the Secrets config/ mounts, as one kubectl-applicable List. */
 interface ServingCertificates {
   ca: CertificateAuthority;
-  /** `v1` List of the Secrets `catalogd-service-cert` and `operator-controller-cert`. */
+  /** `v1` List of the Secrets `catalogd-service-cert`, `operator-controller-cert` and `olmv1-console-cert`. */
   secrets: string;
 }
 
 /**
- * Makes a CA in `dir` and issues catalogd's and operator-controller's serving certificates, each
- * in a kubernetes.io/tls Secret with the CA as `ca.crt` (operator-controller verifies catalogd).
+ * Makes a CA in `dir` and issues catalogd's, operator-controller's and the console's serving
+ * certificates, each in a kubernetes.io/tls Secret with the CA as `ca.crt` (operator-controller
+ * and the console verify catalogd); the console's also names localhost and `consoleIps` (where a
+ * browser reaches it: a port-forward, a NodePort).
  */
-export async function issueServingCertificates(dir: string): Promise<ServingCertificates> {
+export async function issueServingCertificates(dir: string, consoleIps: readonly string[] = []): Promise<ServingCertificates> {
   await mkdir(dir, { recursive: true });
   const ca = await createCertificateAuthority(dir, 'olmv1-ca', 'olmv1-ca');
   const items = [];
   for (const [secret, service] of [
     ['catalogd-service-cert', 'catalogd-service'],
     ['operator-controller-cert', 'operator-controller-service'],
+    ['olmv1-console-cert', CONSOLE_SERVICE],
   ] as const) {
     const names = serviceNames(service);
-    const cert = await issueCertificate(ca, dir, { name: secret, commonName: names[0] ?? service, dnsNames: names, usage: 'server' });
+    const extra =
+      service === CONSOLE_SERVICE ? { dnsNames: [...names, 'localhost'], ipAddresses: ['127.0.0.1', ...consoleIps] } : { dnsNames: names };
+    const cert = await issueCertificate(ca, dir, { name: secret, commonName: names[0] ?? service, ...extra, usage: 'server' });
     const b64 = (s: string): string => Buffer.from(s).toString('base64');
     items.push({
       apiVersion: 'v1',
@@ -116,11 +129,13 @@ export async function writeOverlay(
   imageRef: string,
   insecureRegistries: readonly string[],
   caPem: string | undefined,
-  extra: Pick<OverlayInput, 'resources' | 'deploymentArgs' | 'components'> = {},
+  extra: Pick<OverlayInput, 'resources' | 'deploymentArgs' | 'components' | 'consoleNodePort'> = {},
 ): Promise<string> {
   const dir = join(root, 'overlay');
   await mkdir(dir, { recursive: true });
-  const components = [...(caPem === undefined ? ['../config/cert-manager'] : []), ...(extra.components ?? [])];
+  // With cert-manager, the console's certificate is a component of its own (config/console/cert-manager).
+  const consoleCert = caPem === undefined && extra.components?.includes('../config/console') === true ? ['../config/console/cert-manager'] : [];
+  const components = [...(caPem === undefined ? ['../config/cert-manager'] : []), ...(extra.components ?? []), ...consoleCert];
   await writeFile(join(dir, 'kustomization.yaml'), renderOverlay({ base: '../config', imageRef, insecureRegistries, caPem, ...extra, components }));
   return dir;
 }
