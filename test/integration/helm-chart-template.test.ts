@@ -111,6 +111,16 @@ const CASES: Case[] = [
     overlay: { components: ['tenant-extensions'] },
   },
   {
+    name: 'options.console with helm/cert-manager.yaml: config/console and config/console/cert-manager',
+    values: { files: [repoPath('helm/cert-manager.yaml')], set: ['options.console.enabled=true'] },
+    overlay: { components: ['cert-manager', 'console', 'console/cert-manager'] },
+  },
+  {
+    name: 'options.console with helm/openshift.yaml: config/console and config/console/openshift',
+    values: { files: [repoPath('helm/openshift.yaml')], set: ['options.console.enabled=true'] },
+    overlay: { components: ['openshift', 'openshift/catalogs', 'console', 'console/openshift'] },
+  },
+  {
     name: 'the default install ServiceAccount: config/default-installer',
     values: { set: ['options.operatorController.defaultInstallServiceAccount.enabled=true'] },
     overlay: { components: ['default-installer'] },
