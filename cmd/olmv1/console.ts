@@ -10,6 +10,7 @@ import { createRevisionReader } from '../../pkg/operator-controller/revisions/in
 import { createCatalogContentCache, type CatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
 import { CLUSTER_CATALOG, CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
 import { BUNDLE_IMAGE_LIMITS } from '../../pkg/shared/image/index.ts';
+import { errorMessage } from '../../pkg/shared/errors/index.ts';
 import { parseClusterVersion, type ClusterMinor } from '../../pkg/operator-controller/gating/index.ts';
 import { collectStatus } from '../../pkg/olmv1/status/index.ts';
 import type { KubeClient, KubeContext, KubeObject } from '../../pkg/shared/kube/index.ts';
@@ -26,7 +27,8 @@ import {
 } from '../../pkg/olmv1/console/index.ts';
 import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags } from './cluster-access.ts';
 import { catalogManifest, createCatalog, deleteCatalog } from '../../pkg/olmv1/catalog/index.ts';
-import { runReleaseRollback } from './release-rollback.ts';
+import { rollbackPorts, rollbackText } from './release-rollback.ts';
+import { rollBack } from '../../pkg/olmv1/rollback/index.ts';
 import { installRbac } from './rbac.ts';
 import { runUpgradeApprove, runUpgradePlan } from './upgrade.ts';
 import { formatPlan } from './upgrade-format.ts';
@@ -166,7 +168,7 @@ export function consoleSources(
         return s.state === 'installed' ? { state: s.state, progress: `installed ${s.bundle} (${s.version})` } : s;
       },
       install: (installArgs) => installAs(kube, deps, [...catalogdFlag, ...installArgs]),
-      ...adminSources(kube, deps, catalogdFlag, { systemNamespace, clusterVersion, versionFlag }),
+      ...adminSources(kube, deps, catalogdFlag, { systemNamespace, clusterVersion, versionFlag, catalogdUrl }),
     },
   };
 }
@@ -260,7 +262,8 @@ function adminSources(
     systemNamespace,
     clusterVersion,
     versionFlag,
-  }: { systemNamespace: string; clusterVersion: ClusterMinor | undefined; versionFlag: readonly string[] },
+    catalogdUrl,
+  }: { systemNamespace: string; clusterVersion: ClusterMinor | undefined; versionFlag: readonly string[]; catalogdUrl: URL | undefined },
 ) {
   const systemNamespaceFlag = `--system-namespace=${systemNamespace}`;
   const upgradeFlags = [...catalogdFlag, systemNamespaceFlag];
@@ -291,9 +294,15 @@ function adminSources(
       return text === undefined ? run : { ...run, text };
     },
     upgradeApprove: (args: string[]) => captured((io) => runUpgradeApprove([...upgradeFlags, ...args], io, upgradeDeps)),
-    // `olmv1 release rollback NAME REVISION` itself: its checks (CRD upgrade safety, resolution), refusals and patch.
-    rollback: (args: string[]) =>
-      captured((io) => runReleaseRollback([...upgradeFlags, ...args], io, { ...same, catalogContent: deps.catalogContent })),
+    // `olmv1 release rollback NAME REVISION`'s service itself: its checks (CRD upgrade safety, resolution), refusals and patch.
+    rollback: async (extension: string, revision: number) => {
+      const ports = rollbackPorts(kube, { ...same, catalogContent: deps.catalogContent }, catalogdUrl);
+      try {
+        return rollbackText(await rollBack(ports, { extension, revision, systemNamespace }));
+      } catch (e) {
+        return { ok: false as const, error: errorMessage(e) };
+      }
+    },
     // `olmv1 uninstall NAME --delete-crds` itself: its preview, refusals and deletion, reading catalogd as it does.
     uninstall: (args: string[]) =>
       captured((io) => runUninstall([systemNamespaceFlag, ...args], io, { ...same, ...clock, catalogContent: deps.catalogContent })),

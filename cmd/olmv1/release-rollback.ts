@@ -1,24 +1,13 @@
 /**
- * `olmv1 release rollback EXT [REVISION]`: patches the extension's spec back to a recorded
- * revision's bundle (pkg/operator-controller/rollback) and leaves the rest to operator-controller,
- * after checking the way back against the live CRDs and that the patched spec resolves to it.
+ * `olmv1 release rollback EXT [REVISION]`: parses the flags, runs the service (pkg/olmv1/rollback)
+ * and prints its outcome (rollbackText, which the console shows too).
  */
 import type { CatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
-import { CLUSTER_EXTENSION, parseClusterExtension, UpgradeConstraintPolicy } from '../../pkg/shared/api/index.ts';
-import { errorMessage } from '../../pkg/shared/errors/index.ts';
-import { isConflict, isNotFound, type KubeClient, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
+import type { Result } from '../../pkg/shared/errors/index.ts';
+import type { KubeContext } from '../../pkg/shared/kube/index.ts';
 import { isReleaseName, ReleaseStatus, type Release } from '../../pkg/operator-controller/release/index.ts';
-import {
-  checkRollbackCrds,
-  checkRollbackResolves,
-  chooseRollbackTarget,
-  readExtensionView,
-  rollbackCrdNames,
-  rollbackPatch,
-  type RollbackPatch,
-  type RollbackTarget,
-} from '../../pkg/operator-controller/rollback/index.ts';
-import { createRevisionReader, type Revision } from '../../pkg/operator-controller/revisions/index.ts';
+import type { Revision } from '../../pkg/operator-controller/revisions/index.ts';
+import { rollBack, type RollbackDone, type RollbackPorts, type RollbackRefusal } from '../../pkg/olmv1/rollback/index.ts';
 import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, withCluster, type ClusterFlags } from './cluster-access.ts';
 import { DEFAULT_SYSTEM_NAMESPACE, historyTable } from './release.ts';
 import { clusterResolveInput } from './resolve-cluster.ts';
@@ -86,17 +75,42 @@ interface Parsed {
   catalogdUrl: URL | undefined;
 }
 
-const CE = { apiVersion: CLUSTER_EXTENSION.apiVersion, kind: CLUSTER_EXTENSION.kind };
-const CRD = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' };
-
 /** Runs `olmv1 release rollback`; `args` are the arguments after `rollback`. */
 export async function runReleaseRollback(args: readonly string[], io: CommandIO, deps: RollbackDeps): Promise<number> {
   return runCommand(io, async () => {
-    const parsed = parse(args);
-    await withCluster(deps.connectCluster(parsed.cluster), async (kube) => {
-      await rollback(kube, deps, parsed, io);
+    const p = parse(args);
+    await withCluster(deps.connectCluster(p.cluster), async (kube) => {
+      const request = { extension: p.extension, revision: p.revision, dryRun: p.dryRun, systemNamespace: p.namespace };
+      const text = rollbackText(await rollBack(rollbackPorts(kube, deps, p.catalogdUrl), request));
+      if (!text.ok) throw new CommandError(text.error, 1);
+      io.stdout.write(text.report);
     });
   });
+}
+
+/** The service's ports over the user's connection: resolution reads the catalogs as `olmv1 resolve --cluster` does. */
+export function rollbackPorts(kube: KubeContext, deps: RollbackDeps, catalogdUrl: URL | undefined): RollbackPorts {
+  return {
+    client: kube.client,
+    resolveInput: (src, installed) =>
+      clusterResolveInput(kube, { connectCluster: deps.connectCluster, catalogContent: deps.catalogContent }, catalogdUrl, src, installed),
+  };
+}
+
+/**
+ * The outcome as the command prints it: the revision chosen, the fields changed with their
+ * previous values, warnings, and how to put them back (or the merge patch of a dry run); a
+ * refusal with the revision list when the revision was not one to go back to.
+ */
+export function rollbackText(outcome: Result<RollbackDone, RollbackRefusal>): { ok: true; report: string } | { ok: false; error: string } {
+  if (!outcome.ok) {
+    const { error, revisions } = outcome.error;
+    return { ok: false, error: revisions === undefined ? error : `${error}\n${revisionList(revisions)}` };
+  }
+  const d = outcome.value;
+  const report = [plan(d), ...d.warnings.map((w) => `warning: ${w}\n`), ...d.notes.map((n) => `note: ${n}\n`)].join('');
+  if (!d.written) return { ok: true, report: `${report}\nmerge patch (dry run, nothing written):\n${JSON.stringify(d.patch.patch, null, 2)}\n` };
+  return { ok: true, report: `${report}${afterwards(d)}` };
 }
 
 function parse(args: readonly string[]): Parsed {
@@ -125,139 +139,9 @@ function parse(args: readonly string[]): Parsed {
   };
 }
 
-async function rollback(kube: KubeContext, deps: RollbackDeps, p: Parsed, io: CommandIO): Promise<void> {
-  const client = kube.client;
-  const name = JSON.stringify(p.extension);
-  const obj = await read(`reading ClusterExtension ${name}`, () => client.get({ ...CE, name: p.extension }), `ClusterExtension ${name} not found`);
-  if (obj.metadata.deletionTimestamp !== undefined) throw new CommandError(`ClusterExtension ${name} is being deleted`, 1);
-  const view = readExtensionView(obj);
-  if (!view.ok) throw new CommandError(view.error, 1);
-  // Its revisions wherever its runtime keeps them: ClusterObjectSets, else Helm release records.
-  const revisions = await read(
-    `reading the revisions of ${name} (ClusterObjectSets, or release records in namespace ${JSON.stringify(p.namespace)})`,
-    () => createRevisionReader({ client, namespace: p.namespace }).revisions(p.extension),
-  );
-  const history = revisions.map((r) => r.record);
-  const chosen = chooseRollbackTarget(p.extension, history, p.revision);
-  if (!chosen.ok) throw new CommandError(`${chosen.error}\n${revisionList(p.extension, revisions)}`, 1);
-  const { deployed, target } = chosen.value;
-  const patch = rollbackPatch(view.value, target.bundle);
-  if (!patch.ok) throw new CommandError(`cannot roll back ${name} to revision ${target.revision}: ${patch.error}`, 1);
-
-  const live = new Map<string, KubeObject>();
-  for (const crd of rollbackCrdNames(deployed, target)) {
-    const found = await read(`reading CustomResourceDefinition ${JSON.stringify(crd)} to check the way back`, () =>
-      client.get({ ...CRD, name: crd }).catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e))),
-    );
-    if (found !== undefined) live.set(crd, found);
-  }
-  const verdict = checkRollbackCrds({ deployed, target, live, enforcement: view.value.enforcement });
-  if (verdict.refusals.length > 0) {
-    const lines = [
-      `refusing to roll back ${name} to revision ${target.revision} (${target.bundle.name}): operator-controller's CRD upgrade-safety preflight would block it. Nothing was changed.`,
-      ...verdict.refusals,
-      ...verdict.notes.map((n) => `note: ${n}`),
-    ];
-    throw new CommandError(lines.join('\n'), 1);
-  }
-  const resolution = await resolvesAfterPatch(kube, deps, p, obj, deployed, target, patch.value.pin);
-
-  const report = [
-    plan(chosen.value, patch.value),
-    ...(resolution.warning === undefined ? [] : [`warning: ${resolution.warning}\n`]),
-    ...verdict.warnings.map((w) => `warning: enforcement is None, so operator-controller applies this unsafe CRD change:\n${w}\n`),
-    ...verdict.notes.map((n) => `note: ${n}\n`),
-  ].join('');
-  if (p.dryRun) {
-    io.stdout.write(`${report}\nmerge patch (dry run, nothing written):\n${JSON.stringify(patch.value.patch, null, 2)}\n`);
-    return;
-  }
-  // Printed once written: a refused write leaves only its error on stderr.
-  await writePatch(client, obj, patch.value.patch);
-  io.stdout.write(`${report}${afterwards(p.extension, target, patch.value)}`);
-}
-
-/**
- * Checks that the spec as patched resolves, as operator-controller resolves, to `target`'s bundle.
- * @throws CommandError (exit 1) when it does not, or the catalogs cannot be read.
- */
-async function resolvesAfterPatch(
-  kube: KubeContext,
-  deps: RollbackDeps,
-  p: Parsed,
-  obj: KubeObject,
-  deployed: Release,
-  target: Release,
-  pin: string,
-): Promise<{ warning: string | undefined }> {
-  const parsed = parseClusterExtension(obj);
-  const source = parsed.ok ? parsed.value.spec.source.catalog : undefined;
-  if (source === undefined) {
-    throw new CommandError(
-      `ClusterExtension ${JSON.stringify(p.extension)} ${parsed.ok ? 'has no spec.source.catalog' : `does not parse: ${parsed.error}`}`,
-      1,
-    );
-  }
-  const src = { ...source, version: pin, upgradeConstraintPolicy: UpgradeConstraintPolicy.SelfCertified };
-  const b = deployed.bundle;
-  const installed = { name: b.name, version: b.version, release: b.release ?? null };
-  const input = await read('reading the ClusterCatalogs to check the way back', () =>
-    clusterResolveInput(kube, { connectCluster: deps.connectCluster, catalogContent: deps.catalogContent }, p.catalogdUrl, src, installed),
-  );
-  const verdict = checkRollbackResolves(p.extension, target, pin, input);
-  if (!verdict.ok) throw new CommandError(verdict.error, 1);
-  return verdict.value;
-}
-
-/** Conflicts retried when only status or other metadata moved on. */
-const CONFLICT_RETRIES = 3;
-
-/**
- * Writes the merge patch with its resourceVersion precondition. On a conflict it is sent again
- * only when generation and annotations, what the decision read, are unchanged.
- */
-async function writePatch(client: KubeClient, read0: KubeObject, patch: Record<string, unknown>): Promise<void> {
-  const name = read0.metadata.name ?? '';
-  const ref = { ...CE, name };
-  let current = read0;
-  for (let attempt = 0; ; attempt++) {
-    const body = { ...patch, metadata: { ...(patch['metadata'] as object), resourceVersion: current.metadata.resourceVersion } };
-    try {
-      await client.patch(ref, body, 'merge', { fieldManager: 'olmv1' });
-      return;
-    } catch (e) {
-      if (!isConflict(e)) throw new CommandError(`patching ClusterExtension ${JSON.stringify(name)}: ${errorMessage(e)}`, 1);
-    }
-    current = await read(
-      `reading ClusterExtension ${JSON.stringify(name)}`,
-      () => client.get(ref),
-      `ClusterExtension ${JSON.stringify(name)} was deleted`,
-    );
-    const edited =
-      current.metadata.generation !== read0.metadata.generation ||
-      JSON.stringify(current.metadata.annotations ?? {}) !== JSON.stringify(read0.metadata.annotations ?? {}) ||
-      current.metadata.deletionTimestamp !== undefined;
-    if (edited || attempt + 1 >= CONFLICT_RETRIES) {
-      throw new CommandError(
-        `ClusterExtension ${JSON.stringify(name)} changed while the rollback ran (it was read at resourceVersion ${read0.metadata.resourceVersion ?? ''}); nothing was written. Run the rollback again.`,
-        1,
-      );
-    }
-  }
-}
-
-/** Runs a read; a NotFound becomes `notFound` when given; any failure exits 1 naming `what`. */
-async function read<T>(what: string, get: () => Promise<T>, notFound?: string): Promise<T> {
-  try {
-    return await get();
-  } catch (e) {
-    if (notFound !== undefined && isNotFound(e)) throw new CommandError(notFound, 1);
-    throw new CommandError(`${what}: ${errorMessage(e)}`, 1);
-  }
-}
-
-function revisionList(extension: string, history: readonly Revision[]): string {
-  if (history.length === 0) return '';
+function revisionList(history: readonly Revision[]): string {
+  const extension = history[0]?.extension;
+  if (extension === undefined) return '';
   return `Revisions ("olmv1 release history ${extension}"):\n${historyTable(history).trimEnd()}`;
 }
 
@@ -265,11 +149,13 @@ function describe(r: Release): string {
   return `revision ${r.revision} (${r.bundle.name}, version ${r.bundle.version}${r.bundle.release === undefined ? '' : `, release ${r.bundle.release}`})`;
 }
 
-function plan(t: RollbackTarget, patch: RollbackPatch): string {
+function plan(d: RollbackDone): string {
+  const { patch } = d;
+  const [from, to] = [d.from.record, d.to.record];
   const lines = [
-    `Rolling back ${t.deployed.extension} from the deployed ${describe(t.deployed)} to ${describe(t.target)}.`,
-    ...(t.chosen ? [`Revision ${t.target.revision} was chosen: the newest earlier revision that was deployed with another bundle.`] : []),
-    ...(t.target.status === ReleaseStatus.Failed ? [`warning: revision ${t.target.revision} failed to install: ${t.target.description}`] : []),
+    `Rolling back ${d.extension} from the deployed ${describe(from)} to ${describe(to)}.`,
+    ...(d.chosen ? [`Revision ${to.revision} was chosen: the newest earlier revision that was deployed with another bundle.`] : []),
+    ...(to.status === ReleaseStatus.Failed ? [`warning: revision ${to.revision} failed to install: ${to.description}`] : []),
     ...(patch.ambiguous
       ? [
           `warning: the version range grammar ignores build metadata and releases, so ${JSON.stringify(patch.pin)} also matches other releases of version ${patch.pin};` +
@@ -287,7 +173,9 @@ function shellQuote(s: string): string {
   return `'${s.replaceAll("'", `'\\''`)}'`;
 }
 
-function afterwards(extension: string, target: Release, patch: RollbackPatch): string {
+function afterwards(d: RollbackDone): string {
+  const { extension, patch } = d;
+  const target = d.to.record;
   return [
     '',
     `ClusterExtension ${JSON.stringify(extension)} patched; operator-controller now installs ${target.bundle.name} as a new revision.`,

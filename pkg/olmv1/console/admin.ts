@@ -1,7 +1,7 @@
 /**
  * The Catalogs, Cluster and upgrade requests of the console (pure): ClusterCatalog rows, and the
- * command lines of `olmv1 catalog add|remove`, `olmv1 upgrade plan|approve`, `olmv1 release
- * rollback` and `olmv1 status` the console runs as the user. Every value is bound to its flag (`--flag=value`) or follows `--`,
+ * command lines of `olmv1 catalog add|remove`, `olmv1 upgrade plan|approve` and `olmv1 status`
+ * the console runs as the user, and the revision of a rollback request. Every value is bound to its flag (`--flag=value`) or follows `--`,
  * so no request value can add a flag; names must be DNS names.
  */
 
@@ -121,9 +121,9 @@ export function failureText(run: CommandRun, command: string): string {
   return run.stderr.trim() || `olmv1 ${command} exited with ${run.code}`;
 }
 
-/** The arguments of `olmv1 release rollback NAME REVISION`, or what is wrong with the revision. */
-export function rollbackArgs(name: string, revision: unknown): { ok: true; args: string[] } | { ok: false; error: string } {
+/** The revision a rollback request names, or what is wrong with it. */
+export function rollbackRevision(revision: unknown): { ok: true; revision: number } | { ok: false; error: string } {
   if (typeof revision !== 'number' || !Number.isSafeInteger(revision) || revision < 1 || revision > 999_999_999)
     return { ok: false, error: 'revision: a positive integer (a revision of the release history)' };
-  return { ok: true, args: ['--', name, String(revision)] };
+  return { ok: true, revision };
 }

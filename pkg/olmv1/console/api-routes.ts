@@ -11,7 +11,7 @@ import { headBundleImage, packageDetail, packageIcon, type HubTile } from './hub
 import { installCommandLine, parseInstallForm } from './install-form.ts';
 import { crdDeletionOutcome, uninstallCrdsArgs } from './crd-deletion.ts';
 import type { SessionSecrets } from './security.ts';
-import { catalogAddForm, catalogView, failureText, rollbackArgs, upgradeApproveArgs, upgradePlanArgs, validName } from './admin.ts';
+import { catalogAddForm, catalogView, failureText, rollbackRevision, upgradeApproveArgs, upgradePlanArgs, validName } from './admin.ts';
 import { route, type Route } from './routes.ts';
 import { statusExitCode } from '../status/index.ts';
 import { createChangeFeed, streamChanges, type ChangeFeed } from './live.ts';
@@ -210,12 +210,12 @@ export function consoleRoutes(c: RouteContext): Route[] {
       handle: async ({ res, params, body }) => {
         const name = params.name ?? '';
         if (!validName(name)) return json(res, 400, NOT_AN_EXTENSION);
-        const parsed = rollbackArgs(name, body.revision);
+        const parsed = rollbackRevision(body.revision);
         if (!parsed.ok) return json(res, 400, { error: parsed.error });
-        const out = await need(sources.rollback, 'release rollback')(parsed.args);
-        // The command's refusal as it prints it (unsafe CRD change, no catalog offers the bundle, ...).
-        if (out.code !== 0) return json(res, 422, { error: failureText(out, 'release rollback') });
-        json(res, 200, { report: out.stdout, log: out.stderr });
+        const out = await need(sources.rollback, 'release rollback')(name, parsed.revision);
+        // The service's refusal as the command prints it (unsafe CRD change, no catalog offers the bundle, ...).
+        if (!out.ok) return json(res, 422, { error: out.error.trim() });
+        json(res, 200, { report: out.report });
       },
     }),
     route({

@@ -19,7 +19,7 @@ afterEach(async () => {
 });
 
 /** A console over `cluster` whose history is read as cmd/olmv1/console.ts would read it with the revision reader. */
-async function consoleOn(cluster: FakeCluster, rollbacks: string[][]) {
+async function consoleOn(cluster: FakeCluster, rollbacks: [string, number][]) {
   const dir = await mkdtemp(join(tmpdir(), 'console-revisions-'));
   const reader = createRevisionReader({ client: cluster.client, namespace: 'olmv1-system' });
   const running = await startConsole({
@@ -39,9 +39,9 @@ async function consoleOn(cluster: FakeCluster, rollbacks: string[][]) {
       revisionHistory: (name, signal) => reader.revisions(name, { signal }),
       objectScope: async () => true,
       getObject: (ref, signal) => cluster.client.get({ ...ref }, { signal }),
-      rollback: async (args) => {
-        rollbacks.push(args);
-        return { code: 0, stdout: 'Rolling back.\n', stderr: '' };
+      rollback: async (extension, revision) => {
+        rollbacks.push([extension, revision]);
+        return { ok: true, report: 'Rolling back.\n' };
       },
       crdPreview: async (extension) => ({ extension, crds: [], refusals: [], unchecked: [] }),
       installerObjects: async () => [],
@@ -113,15 +113,15 @@ describe('console: an extension whose revisions are ClusterObjectSets (Boxcutter
     ]);
   });
 
-  it('rolls back through the command, as for Helm records', async () => {
+  it('rolls back through the service, as for Helm records', async () => {
     const cluster = seeded();
     cluster.seed(clusterExtension('boxy'));
     for (const set of objectSetHistory('boxy')) cluster.seed(set);
-    const rollbacks: string[][] = [];
+    const rollbacks: [string, number][] = [];
     const c = await consoleOn(cluster, rollbacks);
     const done = await c.post('/api/extensions/boxy/rollback', { revision: 1 });
     expect(done.status).toBe(200);
-    expect(rollbacks).toEqual([['--', 'boxy', '1']]);
+    expect(rollbacks).toEqual([['boxy', 1]]);
   });
 });
 
@@ -129,10 +129,10 @@ describe('console: an extension whose revisions are Helm records', () => {
   it.each([
     ['no extension has ClusterObjectSets', {}],
     ['the cluster does not serve ClusterObjectSets', { unserved: ['olm.operatorframework.io/v1/ClusterObjectSet'] }],
-  ])('shows them as before and rolls back through the command (%s)', async (_, options) => {
+  ])('shows them as before and rolls back through the service (%s)', async (_, options) => {
     const cluster = seeded(options);
     await seedHelmHistory(cluster.client, 'helmy');
-    const rollbacks: string[][] = [];
+    const rollbacks: [string, number][] = [];
     const c = await consoleOn(cluster, rollbacks);
     const detail = await c.get('/api/extensions/helmy');
     expect(detail.body.problems).toEqual([]);
@@ -148,6 +148,6 @@ describe('console: an extension whose revisions are Helm records', () => {
     ]);
     const ok = await c.post('/api/extensions/helmy/rollback', { revision: 1 });
     expect(ok.status).toBe(200);
-    expect(rollbacks).toEqual([['--', 'helmy', '1']]);
+    expect(rollbacks).toEqual([['helmy', 1]]);
   });
 });

@@ -28,8 +28,8 @@ const partition = (name: string, mediatype: string): DeclarativeConfig => ({
 let dir: string;
 const deleted: [string, string][] = [];
 const installs: string[][] = [];
-/** The runs of `olmv1 release rollback` (its arguments). */
-const rollbacks: string[][] = [];
+/** The calls of `olmv1 release rollback`'s service (extension, revision). */
+const rollbacks: [string, number][] = [];
 /** The objects read (`Kind ns/name`). */
 const reads: string[] = [];
 /** The runs of `olmv1 uninstall` (its arguments), and what its preview prints. */
@@ -106,11 +106,11 @@ beforeAll(async () => {
           return { metadata: { generation: 1 }, status: { observedGeneration: 1, conditions: [{ type: 'Available', status: 'True' }] } };
         return { status: { conditions: [{ type: 'Established', status: 'True' }] } };
       },
-      rollback: async (args) => {
-        rollbacks.push(args);
-        return args.at(-1) === '7'
-          ? { code: 1, stdout: '', stderr: 'no revision 7 of ClusterExtension "rel"\nRevisions ("olmv1 release history rel"):\n' }
-          : { code: 0, stdout: 'Rolling back rel from the deployed revision 3 to revision 1.\n', stderr: '' };
+      rollback: async (extension, revision) => {
+        rollbacks.push([extension, revision]);
+        return revision === 7
+          ? { ok: false, error: 'no revision 7 of ClusterExtension "rel"\nRevisions ("olmv1 release history rel"):\n' }
+          : { ok: true, report: 'Rolling back rel from the deployed revision 3 to revision 1.\n' };
       },
       crdPreview: async (extension) => ({ extension, crds: [], refusals: [], unchecked: [] }),
       installerObjects: async () => [],
@@ -300,7 +300,7 @@ describe('console server: the objects of a release and rollback', () => {
     expect((await get('/api/extensions/--x/objects')).status).toBe(400);
   });
 
-  it("rolls back through olmv1 release rollback's command line, answers its refusal as it printed it, and runs nothing for a bad request", async () => {
+  it("rolls back through olmv1 release rollback's service, answers its refusal as the command prints it, and calls nothing for a bad request", async () => {
     const ok = await post('/api/extensions/rel/rollback', { revision: 1 });
     expect(ok.status).toBe(200);
     expect(((await ok.json()) as { report: string }).report).toContain('to revision 1');
@@ -314,8 +314,8 @@ describe('console server: the objects of a release and rollback', () => {
     expect((await post('/api/extensions/-x/rollback', { revision: 1 })).status).toBe(400);
     expect((await post('/api/extensions/rel/rollback', { revision: 1 }, false)).status).toBe(403);
     expect(rollbacks).toEqual([
-      ['--', 'rel', '1'],
-      ['--', 'rel', '7'],
+      ['rel', 1],
+      ['rel', 7],
     ]);
   });
 });

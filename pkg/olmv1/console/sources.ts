@@ -80,8 +80,11 @@ export interface ConsoleSources {
     onChange: () => void,
     signal: AbortSignal,
   ): void;
-  /** Runs `olmv1 release rollback` with these arguments (after `rollback`) as the user. */
-  rollback?(args: string[]): Promise<CommandRun>;
+  /**
+   * `olmv1 release rollback EXTENSION REVISION`'s service as the user (pkg/olmv1/rollback): its
+   * report, or its refusal or failure, as the command prints them.
+   */
+  rollback?(extension: string, revision: number): Promise<{ ok: true; report: string } | { ok: false; error: string }>;
   /** The RBAC `olmv1 rbac` computes for the bundle `image` (YAML on stdout, warnings on stderr). */
   bundleRbac?(image: string, installNamespace: string, serviceAccount: string): Promise<CommandRun>;
 }

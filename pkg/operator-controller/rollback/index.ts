@@ -4,7 +4,7 @@
  */
 export { checkRollbackCrds, rollbackCrdNames } from './crd-safety.ts';
 export { readExtensionView, rollbackPatch, type RollbackPatch } from './patch.ts';
-export { checkRollbackResolves, chooseRollbackTarget, type RollbackTarget } from './target.ts';
+export { checkRollbackResolves, chooseRollbackTarget } from './target.ts';
 export {
   lastHealthyFrom,
   lastHealthyTail,

@@ -9,7 +9,7 @@ import { resolutionHints, resolve, type ResolveInput } from '../resolve/index.ts
 import { goQuote } from '../../gocompat/gotext/index.ts';
 
 /** The revision a rollback starts from and the one it goes back to. */
-export interface RollbackTarget {
+interface RollbackTarget {
   deployed: Release;
   target: Release;
   /** True when REVISION was not given and `target` was chosen as the revision before the deployed one. */
