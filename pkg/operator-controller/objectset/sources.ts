@@ -81,7 +81,13 @@ export async function mutableSecretsMessage(
   return `the following secrets are not immutable (referenced secrets must have immutable set to true): ${mutable.join(', ')}`;
 }
 
-async function resolveRef(client: SecretReader, ref: ObjectSourceRef, systemNamespace: string, signal?: AbortSignal): Promise<KubeObject> {
+/**
+ * The object `ref` names: its Secret's value, JSON or gzip-compressed JSON of at most 10 MiB.
+ * The one reader of revision Secrets, for the revision controller and for the revisions' readers
+ * (applier/boxcutter's store). Throws upstream's texts naming the Secret and key, never quoting
+ * the value.
+ */
+export async function readRefObject(client: SecretReader, ref: ObjectSourceRef, systemNamespace: string, signal?: AbortSignal): Promise<KubeObject> {
   const where = `Secret ${refNamespace(ref, systemNamespace)}/${ref.name}`;
   let secret: SecretLike;
   try {
@@ -144,7 +150,7 @@ export async function loadPhases(
       if (o.object !== undefined) manifest = structuredClone(o.object) as KubeObject;
       else if (o.ref !== undefined && o.ref.name !== '') {
         try {
-          manifest = await resolveRef(client, o.ref, systemNamespace, signal);
+          manifest = await readRefObject(client, o.ref, systemNamespace, signal);
         } catch (err) {
           throw new Error(`resolving ref in phase ${JSON.stringify(phase.name)}: ${errorMessage(err)}`, { cause: err });
         }

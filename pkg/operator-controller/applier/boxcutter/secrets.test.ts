@@ -154,7 +154,7 @@ describe('the Secret edge', () => {
     await expect(resolveRefs(empty.client, phases)).rejects.toThrow(`reading Secret olmv1-system/${name} key "${refs[0]?.[0]?.key}": `);
     await createRefSecrets(empty.client, secrets);
     const wrongKey = withRefs([{ objects: [{ object: cm('a') }] }], [[{ name, namespace: 'olmv1-system', key: 'nope' }]]);
-    await expect(resolveRefs(empty.client, wrongKey)).rejects.toThrow(`Secret olmv1-system/${name} key "nope" does not exist`);
+    await expect(resolveRefs(empty.client, wrongKey)).rejects.toThrow(`key "nope" not found in Secret olmv1-system/${name}`);
   });
 
   it("names the Secret and key of a value that is not JSON, never its bytes; a ref without a namespace reads OLM's own (issue 69)", async () => {
@@ -172,7 +172,9 @@ describe('the Secret edge', () => {
       () => undefined,
       (e: unknown) => e as Error,
     );
-    expect(err?.message).toBe('Secret olmv1-system/plain key "token": not valid JSON');
+    expect(err?.message).toBe(
+      'reading Secret olmv1-system/plain key "token": unmarshaling object from key "token" in Secret olmv1-system/plain: not valid JSON',
+    );
     for (let e: unknown = err; e instanceof Error; e = e.cause) expect(e.message).not.toMatch(/SUPER|SECRET|TOKEN/);
     cluster.edit(secret(''), (s) => (s['data'] = { token: Buffer.from(JSON.stringify(cm('a'))).toString('base64') }));
     expect(await resolveRefs(cluster.client, phases, undefined, 'olmv1-system')).toEqual([[cm('a')]]);

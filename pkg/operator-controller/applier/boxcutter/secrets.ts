@@ -16,12 +16,13 @@
  * recognised as unchanged and is followed by a new revision.
  */
 import { createHash } from 'node:crypto';
-import { gunzipSync, gzipSync, constants as zlib } from 'node:zlib';
+import { gzipSync, constants as zlib } from 'node:zlib';
 import type { ObjectSetObject, ObjectSourceRef } from '../../../shared/api/index.ts';
 import { isAlreadyExists, type KubeClient, type KubeObject, type OwnerReference } from '../../../shared/kube/index.ts';
 import { CLUSTER_OBJECT_SET, OWNER_NAME_LABEL } from '../../../shared/api/index.ts';
 import { goJsonMarshal } from '../../bundle/index.ts';
-import { errorMessage, parseJsonQuietly } from '../../../shared/errors/index.ts';
+import { errorMessage } from '../../../shared/errors/index.ts';
+import { readRefObject } from '../../objectset/index.ts';
 
 /** Most bytes of data one Secret is filled with before another is started (upstream's 900 KiB). */
 export const MAX_SECRET_DATA_SIZE = 900 * 1024;
@@ -221,19 +222,6 @@ export async function ensureRefSecretOwners(
   await ownRefSecrets(client, set, items, signal);
 }
 
-/** Most bytes a gzip-compressed value may decompress to (10 MiB, as the ClusterObjectSet controller reads them). */
-const MAX_DECOMPRESSED_BYTES = 10 * 1024 * 1024;
-
-/** Decodes a Secret value: JSON, or gzip-compressed JSON (magic bytes 1f 8b) of at most 10 MiB. */
-function decodeRefValue(bytes: Uint8Array): Record<string, unknown> {
-  const gzipped = bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
-  const plain = gzipped ? gunzipSync(bytes, { maxOutputLength: MAX_DECOMPRESSED_BYTES }) : bytes;
-  // Never the value's bytes in the error (V8's SyntaxError quotes them; issue 69).
-  const value = parseJsonQuietly(Buffer.from(plain).toString('utf8'));
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('is not a JSON object');
-  return value as Record<string, unknown>;
-}
-
 /**
  * The objects of `phases`, inline or read from their Secrets (each Secret read once), per
  * phase; a ref without a namespace names one in `systemNamespace` (the CRD's "empty means OLM's
@@ -246,17 +234,16 @@ export async function resolveRefs(
   signal?: AbortSignal,
   systemNamespace = '',
 ): Promise<KubeObject[][]> {
+  // Each Secret read once.
   const secrets = new Map<string, Promise<KubeObject>>();
-  const namespaceOf = (ref: ObjectSourceRef): string => (ref.namespace === undefined || ref.namespace === '' ? systemNamespace : ref.namespace);
-  const read = (ref: ObjectSourceRef): Promise<KubeObject> => {
-    const at = `${namespaceOf(ref)}/${ref.name}`;
-    let got = secrets.get(at);
-    if (got === undefined) {
-      got = client.get({ apiVersion: 'v1', kind: 'Secret', name: ref.name, namespace: namespaceOf(ref) }, opts(signal));
-      secrets.set(at, got);
-    }
-    return got;
+  const once: Pick<KubeClient, 'get'> = {
+    get: <T extends KubeObject>(r: Parameters<KubeClient['get']>[0]) => {
+      const at = `${r.namespace ?? ''}/${r.name}`;
+      if (!secrets.has(at)) secrets.set(at, client.get(r, opts(signal)));
+      return secrets.get(at) as Promise<T>;
+    },
   };
+  const namespaceOf = (ref: ObjectSourceRef): string => (ref.namespace === undefined || ref.namespace === '' ? systemNamespace : ref.namespace);
   const out: KubeObject[][] = [];
   for (const phase of phases) {
     const objects: KubeObject[] = [];
@@ -267,19 +254,10 @@ export async function resolveRefs(
       }
       const ref = entry.ref;
       if (ref === undefined) throw new Error('object entry has neither object nor ref');
-      const where = `Secret ${namespaceOf(ref)}/${ref.name} key ${JSON.stringify(ref.key)}`;
-      let secret: KubeObject;
       try {
-        secret = await read(ref);
+        objects.push(await readRefObject(once, ref, systemNamespace, signal));
       } catch (err) {
-        throw new Error(`reading ${where}: ${errorMessage(err)}`, { cause: err });
-      }
-      const value = (secret['data'] as Record<string, string> | undefined)?.[ref.key];
-      if (value === undefined) throw new Error(`${where} does not exist`);
-      try {
-        objects.push(decodeRefValue(Buffer.from(value, 'base64')) as KubeObject);
-      } catch (err) {
-        throw new Error(`${where}: ${errorMessage(err)}`, { cause: err });
+        throw new Error(`reading Secret ${namespaceOf(ref)}/${ref.name} key ${JSON.stringify(ref.key)}: ${errorMessage(err)}`, { cause: err });
       }
     }
     out.push(objects);

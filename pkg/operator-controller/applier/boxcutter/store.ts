@@ -131,7 +131,7 @@ export function createObjectSetReleases(client: KubeClient, options: ObjectSetRe
         } catch (err) {
           // A revision on its way out whose Secrets went first (an orphaning delete, the way back
           // to release records) is no longer history; any other missing Secret is an error.
-          if (set.metadata.deletionTimestamp !== undefined && err instanceof Error && isNotFound(err.cause)) continue;
+          if (set.metadata.deletionTimestamp !== undefined && err instanceof Error && isNotFound((err.cause as Error | undefined)?.cause)) continue;
           throw err;
         }
         out.push(releaseOf(set, sets, found));
