@@ -101,8 +101,11 @@ export async function runClusterConsole(args: string[], io: CommandIO, deps: Clu
     const catalogClient = caFile === undefined ? deps.catalogClient : createCatalogClient({ caPem: () => readFileSync(caFile, 'utf8') });
     const catalogContent = createCatalogContentCache({ client: catalogClient });
     const log = pino({ level: 'info' }, pino.destination(2));
+    // The API server's address and CA only: a client certificate of the kubeconfig would
+    // authenticate every request as its user, whatever token it carries.
+    const { cert: _cert, key: _key, ...server } = base;
     /** A client stack of the API server acting with `token` alone. */
-    const as = (token: string) => connect({ ...base, auth: { kind: 'static', headers: { authorization: `Bearer ${token}` } } });
+    const as = (token: string) => connect({ ...server, auth: { kind: 'static', headers: { authorization: `Bearer ${token}` } } });
     const review = async (token: string, signal: AbortSignal): Promise<ReviewAnswer> => {
       const kube = await as(token);
       try {

@@ -35,7 +35,10 @@ const NOT_SIGNED_IN = 'not signed in (or the session expired): sign in again';
 export function clusterGuard(req: ClusterRequest, sessions: SessionStore): ClusterVerdict {
   const host = header(req, 'host');
   if (host === undefined || host === '') return { kind: 'deny', status: 400, message: 'no Host header' };
-  const origin = header(req, 'origin');
+  // Under the page's `Referrer-Policy: no-referrer` a browser posts a form with `Origin: null`:
+  // Sec-Fetch-Site then says where it came from.
+  const rawOrigin = header(req, 'origin');
+  const origin = rawOrigin === 'null' ? undefined : rawOrigin;
   if (origin !== undefined && origin !== `https://${host}`) return { kind: 'deny', status: 403, message: 'cross-origin request refused' };
   const url = new URL(req.url, `https://${host}`);
   const path = url.pathname;

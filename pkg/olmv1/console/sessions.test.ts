@@ -94,6 +94,10 @@ describe('in-cluster guard', () => {
     expect(g('POST', '/signin', { origin: 'https://evil.example' })).toMatchObject({ kind: 'deny', status: 403 });
     expect(g('POST', '/signin', { 'sec-fetch-site': 'cross-site' })).toMatchObject({ kind: 'deny', status: 403 });
     expect(g('POST', '/signin', { origin: `https://${host}` })).toEqual({ kind: 'public' });
+    // A form posted under Referrer-Policy no-referrer: Origin null, and Sec-Fetch-Site says whence.
+    expect(g('POST', '/signin', { origin: 'null', 'sec-fetch-site': 'same-origin' })).toEqual({ kind: 'public' });
+    expect(g('POST', '/signin', { origin: 'null', 'sec-fetch-site': 'cross-site' })).toMatchObject({ kind: 'deny', status: 403 });
+    expect(g('POST', '/signin', { origin: 'null' })).toMatchObject({ kind: 'deny', status: 403 });
   });
 
   it("lets the session's page read, and write only with its CSRF token from its own origin", () => {
