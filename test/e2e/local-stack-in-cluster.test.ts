@@ -6,16 +6,20 @@
 // suite reads gates) and operator-controller's none (it does not know that gate); the example
 // ClusterCatalog is Serving from catalogd's Pods; the samples' installer and ClusterExtension
 // install the example operator, whose Pod runs, Healthy; SIGINT stops it all (exit 0, no process
-// naming its directories, no temp file, .olmv1/ back to bin/ and logs/). Needs root, buildah,
+// naming its directories, no temp file, .olmv1/ back to bin/ and logs/). The console runs as a Pod
+// of the same image (config/console) behind a NodePort: in Debian's chromium an admin's and a
+// viewer's ServiceAccount tokens sign in; both see the example operator, the viewer is refused
+// its uninstall in the API server's words and nothing is deleted. Needs root, buildah,
 // debootstrap and the node's prerequisites (.ci/run installs them); a first image build takes
 // minutes, hence the long start-up bound. One node per machine: a node elsewhere makes it wait.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { missingImageBuildPrerequisites, missingNodePrerequisites } from '../../pkg/olmv1/localstack/index.ts';
 import { processesMentioning } from '../support/up-checkout.ts';
@@ -132,11 +136,77 @@ describe.skipIf(missing.length > 0)('olmv1 up --node --in-cluster', () => {
       .poll(() => kubectl('get', 'pods', '-n', 'example-operator', '-o', 'jsonpath={.items[*].status.phase}'), { timeout: 60_000, interval: 500 })
       .toBe('Running');
 
+    await consoleInCluster(kubectl);
+
     up.kill('SIGINT');
     expect(await exited).toBe(0);
     expect(stderr).toContain('olmv1 up: stopped; nothing left running');
     await expect.poll(() => [...processesMentioning(privateTmp), ...processesMentioning(cwd)], { timeout: 10_000 }).toEqual([]);
     expect(await readdir(privateTmp)).toEqual([]);
     expect((await readdir(join(cwd, '.olmv1'))).sort()).toEqual(['bin', 'logs']);
-  }, 420_000);
+  }, 600_000);
+
+  /** The console's Pod (config/console) in Chromium: an admin and a viewer sign in with their ServiceAccount tokens. */
+  async function consoleInCluster(kubectl: (...args: string[]) => Promise<string>): Promise<void> {
+    const url = /^  console in cluster +(https:\/\/\S+\/) \(NodePort/m.exec(stdout)?.[1];
+    expect(url, stdout).toBeDefined();
+    const origin = new URL(url ?? '').origin;
+    const consolePod = await kubectl(
+      'get',
+      'pods',
+      '-n',
+      NS,
+      '-l',
+      'app.kubernetes.io/name=olmv1-console',
+      '-o',
+      'jsonpath={.items[*].spec.containers[0].image}',
+    );
+    expect(consolePod).toBe(JSON.parse(readFileSync(join(cwd, '.olmv1/stack.json'), 'utf8')).inCluster.imageRef as string);
+    const viewerRules = JSON.stringify({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'console-viewer' },
+      rules: [
+        { apiGroups: ['olm.operatorframework.io'], resources: ['clusterextensions', 'clustercatalogs'], verbs: ['get', 'list', 'watch'] },
+        { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: ['get', 'list'] },
+        { apiGroups: [''], resources: ['events', 'namespaces'], verbs: ['get', 'list'] },
+      ],
+    });
+    writeFileSync(join(cwd, 'console-viewer.json'), viewerRules);
+    await kubectl('apply', '-f', join(cwd, 'console-viewer.json'));
+    await kubectl('create', 'serviceaccount', '-n', 'default', 'console-admin');
+    await kubectl('create', 'serviceaccount', '-n', 'default', 'console-viewer');
+    await kubectl('create', 'clusterrolebinding', 'console-admin', '--clusterrole=cluster-admin', '--serviceaccount=default:console-admin');
+    await kubectl('create', 'clusterrolebinding', 'console-viewer', '--clusterrole=console-viewer', '--serviceaccount=default:console-viewer');
+    const token = async (sa: string): Promise<string> => (await kubectl('create', 'token', '-n', 'default', sa)).trim();
+    const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox'] });
+    try {
+      const signIn = async (sa: string) => {
+        const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ignoreHTTPSErrors: true });
+        const page = await context.newPage();
+        await page.goto(`${origin}/`);
+        await page.getByLabel('Bearer token').fill(await token(sa));
+        await page.getByRole('button', { name: 'Sign in' }).click();
+        await expect.poll(() => page.url(), { timeout: 15_000 }).toBe(`${origin}/`);
+        await page.goto(`${origin}/#/installed/example-operator`);
+        await expect.poll(() => page.locator('main').innerText(), { timeout: 30_000 }).toContain('example-operator');
+        return page;
+      };
+      const uid = (await kubectl('get', 'clusterextension', 'example-operator', '-o', 'jsonpath={.metadata.uid}')).trim();
+      const viewer = await signIn('console-viewer');
+      await viewer.getByRole('button', { name: 'Uninstall…' }).click();
+      await expect.poll(() => viewer.locator('[data-uninstall-preview="ready"]').count(), { timeout: 30_000 }).toBe(1);
+      await viewer.getByRole('button', { name: 'Uninstall', exact: true }).click();
+      await expect.poll(() => viewer.locator('[data-uninstall-error]').count(), { timeout: 30_000 }).toBe(1);
+      expect(await viewer.locator('[data-uninstall-error]').innerText()).toContain(
+        'clusterextensions.olm.operatorframework.io "example-operator" is forbidden: User "system:serviceaccount:default:console-viewer" cannot delete resource "clusterextensions"',
+      );
+      expect((await kubectl('get', 'clusterextension', 'example-operator', '-o', 'jsonpath={.metadata.uid}')).trim()).toBe(uid);
+      const admin = await signIn('console-admin');
+      await expect.poll(() => admin.locator('main').innerText(), { timeout: 30_000 }).toMatch(/Healthy/);
+      expect(await admin.locator('main').innerText()).not.toMatch(/forbidden/);
+    } finally {
+      await browser.close();
+    }
+  }
 });
