@@ -28,6 +28,8 @@ interface RouteContext {
   /** Drops the cached catalogs (after a ClusterCatalog is added or removed). */
   dropHub(): void;
   page: string;
+  /** Where a signed-in user signs out (the in-cluster console's `/signout`); none for the local console. */
+  signOut?: string;
 }
 
 /** A JSON object body; its fields are checked by the route's own parser. */
@@ -52,7 +54,8 @@ export function consoleRoutes(c: RouteContext): Route[] {
     route({
       method: 'GET',
       path: '/api/session',
-      handle: async ({ res }) => json(res, 200, { csrfToken: c.secrets.csrfToken, iconKey: c.secrets.iconKey }),
+      handle: async ({ res }) =>
+        json(res, 200, { csrfToken: c.secrets.csrfToken, iconKey: c.secrets.iconKey, ...(c.signOut === undefined ? {} : { signOut: c.signOut }) }),
     }),
     route({ method: 'GET', path: '/api/events', handle: async ({ res }) => streamChanges(c.feed, res) }),
     route({

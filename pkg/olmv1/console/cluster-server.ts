@@ -75,7 +75,13 @@ export async function startClusterConsole(o: ClusterConsoleOptions): Promise<Run
       const secrets = { token: '', cookie: '', pageKey: s.pageKey, csrfToken: s.csrfToken, iconKey: s.iconKey };
       a = o.backend(s).then((backend) => ({
         backend,
-        app: consoleApp({ ...o, secrets, sources: backend.sources, ...(backend.watches === undefined ? {} : { watches: backend.watches }) }),
+        app: consoleApp({
+          ...o,
+          secrets,
+          signOut: SIGN_OUT_PATH,
+          sources: backend.sources,
+          ...(backend.watches === undefined ? {} : { watches: backend.watches }),
+        }),
       }));
       apps.set(s.id, a);
       // A backend that could not be made is made again at the next request.

@@ -78,7 +78,10 @@ const PAGE = `<!doctype html>
 `;
 
 /** What one console's routes are made of (the local console's, or one in-cluster session's). */
-type AppOptions = Pick<ConsoleOptions, 'secrets' | 'assetsDir' | 'sources' | 'watches' | 'log' | 'catalogTtlMs' | 'now'>;
+type AppOptions = Pick<ConsoleOptions, 'secrets' | 'assetsDir' | 'sources' | 'watches' | 'log' | 'catalogTtlMs' | 'now'> & {
+  /** Where the page offers to sign out (the in-cluster console's sign-out page). */
+  signOut?: string;
+};
 
 /** A console's routes over its sources: what a request the guard passed is dispatched to. */
 export interface ConsoleApp {
@@ -92,7 +95,15 @@ export function consoleApp(o: AppOptions): ConsoleApp {
   // Read at start, so the first visit finds the index built or on its way.
   snapshots.get().catch((e: unknown) => o.log.warn({ err: e }, 'reading the catalogs failed'));
   const feed = createChangeFeed(o.watches ?? (() => undefined));
-  const routes = consoleRoutes({ sources: o.sources, secrets: o.secrets, feed, hub: snapshots.get, dropHub: snapshots.drop, page: PAGE });
+  const routes = consoleRoutes({
+    sources: o.sources,
+    secrets: o.secrets,
+    feed,
+    hub: snapshots.get,
+    dropHub: snapshots.drop,
+    page: PAGE,
+    ...(o.signOut === undefined ? {} : { signOut: o.signOut }),
+  });
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://x');
     const method = req.method ?? 'GET';

@@ -22,7 +22,7 @@ export class ApiFailure extends Error {
  * (kept in this origin's storage, which no other port can read, and sent in a header on every
  * API request), and what `/api/session` answers for it.
  */
-const session = { key: '', csrfToken: '', iconKey: '' };
+const session = { key: '', csrfToken: '', iconKey: '', signOut: '' };
 
 /** What startSession needs of the browser (main.tsx passes the window's). */
 interface SessionPlace {
@@ -49,8 +49,8 @@ export async function startSession(place: SessionPlace): Promise<boolean> {
     if (key === undefined || key === null || key === '') continue;
     const res = await fetch('/api/session', { credentials: 'same-origin', headers: { [PAGE_KEY_HEADER]: key } });
     if (!res.ok) continue;
-    const answer = (await res.json()) as { csrfToken: string; iconKey: string };
-    Object.assign(session, { key, csrfToken: answer.csrfToken, iconKey: answer.iconKey });
+    const answer = (await res.json()) as { csrfToken: string; iconKey: string; signOut?: string };
+    Object.assign(session, { key, csrfToken: answer.csrfToken, iconKey: answer.iconKey, signOut: answer.signOut ?? '' });
     if (key !== stored) place.keep(key);
     return true;
   }
@@ -87,6 +87,11 @@ export async function postJson<T>(path: string, body: unknown): Promise<T> {
   const answer = (await res.json().catch(() => ({}))) as { error?: string };
   if (!res.ok) throw new ApiFailure(res.status, answer.error ?? `${res.status} ${res.statusText}`);
   return answer as T;
+}
+
+/** Where this session signs out (the in-cluster console's sign-out page); undefined for the local console, which has no sign-in. */
+export function signOutHref(): string | undefined {
+  return session.signOut === '' ? undefined : session.signOut;
 }
 
 /** The page address of a package's install form. */

@@ -12,7 +12,7 @@ import { InstalledPage } from './installed.tsx';
 import { PackagePage } from './package-page.tsx';
 import { CatalogsPage } from './catalogs.tsx';
 import { ClusterPage } from './cluster.tsx';
-import { openEvents, startSession } from './api.ts';
+import { openEvents, signOutHref, startSession } from './api.ts';
 import { connectChanges, sleep } from './changes.ts';
 import { ChangesProvider } from './use-live.tsx';
 
@@ -55,7 +55,14 @@ function App() {
           <span className="olmv1-brand">OLM v1</span>
         </MastheadBrand>
       </MastheadMain>
-      <MastheadContent>{nav}</MastheadContent>
+      <MastheadContent>
+        {nav}
+        {signOutHref() === undefined ? null : (
+          <a className="olmv1-sign-out" href={signOutHref()}>
+            Sign out
+          </a>
+        )}
+      </MastheadContent>
     </Masthead>
   );
   return (
