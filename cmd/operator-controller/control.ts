@@ -193,7 +193,12 @@ async function lead(o: OperatorControllerOptions, started: Started, p: ProcessPa
   // The cluster-upgrade gate (olm.maxOpenShiftVersion, removed APIs, Upgradeable holds): metrics always, OpenShift conditions where served.
   // It reads what is installed through the one revision reader `olmv1 status` uses: an extension's
   // ClusterObjectSets under BoxcutterRuntime, its Helm release records otherwise.
-  const releases = createRevisionReader({ client: kube.client, namespace: o.systemNamespace, maxRecordBytes: memory.maxRecordBytes });
+  const releases = createRevisionReader({
+    client: kube.client,
+    namespace: o.systemNamespace,
+    maxRecordBytes: memory.maxRecordBytes,
+    cacheBudget: memory.records.budget,
+  });
   const gating = runUpgradeGate({ client: kube.client, releases, extensions, clusterVersion: o.clusterVersion, log, registry }, leading);
   stack.defer(() => gating);
   const ahead = resolveAhead(started, p, fed.dependencies, controller, leading);
@@ -364,7 +369,13 @@ function extensionReconciler(
       releases: helmReleases,
       ...(revisions === undefined
         ? {}
-        : { boxcutter: { systemNamespace: o.systemNamespace, settled: (name: string) => p.revisionWrites.idle(name) } }),
+        : {
+            boxcutter: {
+              systemNamespace: o.systemNamespace,
+              settled: (name: string) => p.revisionWrites.idle(name),
+              cacheBudget: built.memory.records.budget,
+            },
+          }),
       ...(revisions === undefined && built.revisionsServed ? { revisionsServed: { systemNamespace: o.systemNamespace } } : {}),
       recordMemory: built.memory.records,
       catalogs: p.catalogSource,

@@ -6,6 +6,7 @@
  */
 import {
   createBoxcutterApplier,
+  type CacheBudget,
   createObjectSetReleases,
   createReleaseApplier,
   listRevisions,
@@ -100,6 +101,8 @@ interface BoxcutterPorts {
   systemNamespace: string;
   /** Resolves once no write of an extension's revisions is in flight (objectset's RevisionWrites): awaited before an uninstall deletes them. */
   settled?: (extension: string) => Promise<void>;
+  /** The budget the revisions' objects read back are kept under (the release records' memory port); none: their own bound only. */
+  cacheBudget?: CacheBudget;
 }
 
 /** Options besides the ports. */
@@ -119,7 +122,13 @@ interface ClusterExtensionReconcilerOptions {
 function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Step<ExtensionState>[] {
   const { client, scoped, drift, events, releases: helm, boxcutter: bc } = p;
   // The extension's revisions as the steps read them; written only through the applier.
-  const releases = bc === undefined ? helm : createObjectSetReleases(client, { systemNamespace: bc.systemNamespace });
+  const releases =
+    bc === undefined
+      ? helm
+      : createObjectSetReleases(client, {
+          systemNamespace: bc.systemNamespace,
+          ...(bc.cacheBudget === undefined ? {} : { budget: bc.cacheBudget }),
+        });
   const applier =
     bc === undefined
       ? createReleaseApplier({

@@ -22,5 +22,5 @@ export { createReleaseApplier, type DriftMemory } from './helm/applier.ts';
 // BoxcutterRuntime: the Applier over ClusterObjectSet revisions, and the revisions read as records.
 export { createBoxcutterApplier } from './boxcutter/applier.ts';
 export { newestSummary } from './boxcutter/status.ts';
-export { createObjectSetReleases, listRevisions } from './boxcutter/store.ts';
+export { type CacheBudget, createObjectSetReleases, listRevisions } from './boxcutter/store.ts';
 export { desiredRevision, type ObjectSetManifest } from './boxcutter/revision.ts';

@@ -34,6 +34,50 @@ describe('BundleBudget', () => {
     expect(budget.held).toBe(0);
   });
 
+  it('grants a cache only what fits now, never ahead of a waiting request', async () => {
+    const budget = new BundleBudget(100);
+    const cached = budget.tryAcquire(60);
+    expect(cached?.bytes).toBe(60);
+    expect(budget.tryAcquire(50)).toBeUndefined();
+    cached?.release();
+    const held = await budget.acquire(50);
+    const waiting = budget.acquire(60);
+    expect(budget.waiting).toBe(1);
+    // 20 bytes would fit, but a request waits first: the cache gets nothing.
+    expect(budget.tryAcquire(20)).toBeUndefined();
+    held.release();
+    (await waiting).release();
+    expect(budget.held).toBe(0);
+  });
+
+  it('asks caches for the bytes a request lacks before it would wait', async () => {
+    const budget = new BundleBudget(100);
+    const kept = [budget.tryAcquire(30), budget.tryAcquire(30), budget.tryAcquire(30)];
+    const asked: number[] = [];
+    budget.onShortage((bytes) => {
+      asked.push(bytes);
+      let freed = 0;
+      for (const lease of [...kept]) {
+        if (freed >= bytes || lease === undefined) continue;
+        freed += lease.bytes;
+        lease.release();
+        kept.splice(kept.indexOf(lease), 1);
+      }
+    });
+    // 90 held by the cache, 50 wanted: 40 lacking, two entries go, granted at once.
+    const a = await budget.acquire(50);
+    expect(asked).toEqual([40]);
+    expect(budget.held).toBe(80);
+    // A reconcile's lease holds the rest back: the cache gives its last entry, the request still waits for it.
+    const b = budget.acquire(60);
+    expect(asked).toEqual([40, 40]);
+    expect(kept).toEqual([]);
+    expect(budget.waiting).toBe(1);
+    a.release();
+    expect((await b).bytes).toBe(60);
+    expect(budget.held).toBe(60);
+  });
+
   it('lets a bundle larger than the whole budget go alone, and nothing beside it', async () => {
     const budget = new BundleBudget(100);
     const order: string[] = [];

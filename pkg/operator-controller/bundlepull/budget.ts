@@ -14,6 +14,11 @@
  * - A waiting request whose signal aborts leaves the queue and rejects with the signal's reason.
  *
  * Bundles of a few MB (all real ones) fit many at a time, so this changes nothing for them.
+ *
+ * Caches share the budget (BoxcutterRuntime's revision objects, applier/boxcutter/store.ts):
+ * they take leases only when these fit now (`tryAcquire`, never waiting, never passing a waiting
+ * request) and give bytes back when a request would otherwise wait (`onShortage`), so what they
+ * keep never holds a reconcile back.
  */
 
 /** A granted share of the budget. */
@@ -35,6 +40,8 @@ export class BundleBudget {
   #held = 0;
   #leases = 0;
   readonly #queue: Waiter[] = [];
+  readonly #reclaimers = new Set<(bytes: number) => void>();
+  #reclaiming = false;
 
   /** A budget of `capacity` bytes (at least 1). */
   constructor(capacity: number) {
@@ -55,6 +62,7 @@ export class BundleBudget {
   acquire(bytes: number, signal?: AbortSignal): Promise<BundleLease> {
     const want = Number.isFinite(bytes) && bytes > 0 ? bytes : 0;
     if (signal?.aborted === true) return Promise.reject(signal.reason);
+    if (this.#queue.length === 0 && !this.#fits(want)) this.#reclaim(want);
     if (this.#queue.length === 0 && this.#fits(want)) return Promise.resolve(this.#grant(want));
     return new Promise<BundleLease>((resolve, reject) => {
       const waiter: Waiter = {
@@ -74,6 +82,34 @@ export class BundleBudget {
       signal?.addEventListener('abort', aborted, { once: true });
       this.#queue.push(waiter);
     });
+  }
+
+  /** A lease of `bytes` when it fits now and no request waits; otherwise none (a cache then keeps nothing). */
+  tryAcquire(bytes: number): BundleLease | undefined {
+    const want = Number.isFinite(bytes) && bytes > 0 ? bytes : 0;
+    return this.#queue.length === 0 && this.#held + want <= this.#capacity ? this.#grant(want) : undefined;
+  }
+
+  /**
+   * Calls `reclaim` with the bytes a request lacks when it would wait: a cache releases leases
+   * of at least that many bytes (or all it holds). Returns what unregisters it.
+   */
+  onShortage(reclaim: (bytes: number) => void): () => void {
+    this.#reclaimers.add(reclaim);
+    return () => this.#reclaimers.delete(reclaim);
+  }
+
+  #reclaim(bytes: number): void {
+    if (this.#reclaiming) return;
+    this.#reclaiming = true;
+    try {
+      for (const reclaim of this.#reclaimers) {
+        if (this.#fits(bytes)) return;
+        reclaim(this.#held + bytes - this.#capacity);
+      }
+    } finally {
+      this.#reclaiming = false;
+    }
   }
 
   #fits(bytes: number): boolean {
@@ -99,7 +135,13 @@ export class BundleBudget {
   #drain(): void {
     while (this.#queue.length > 0) {
       const head = this.#queue[0];
-      if (head === undefined || !this.#fits(head.bytes)) return;
+      if (head === undefined) return;
+      if (!this.#fits(head.bytes)) {
+        this.#reclaim(head.bytes);
+        // What the caches gave back may have granted it already (release drains).
+        if (this.#queue[0] !== head) continue;
+        if (!this.#fits(head.bytes)) return;
+      }
       this.#queue.shift();
       head.grant(this.#grant(head.bytes));
     }

@@ -5,7 +5,7 @@
  * release records in the system namespace. A cluster that does not serve the ClusterObjectSet
  * kind has only release records. Read-only: writes stay with the store of the mode.
  */
-import { createObjectSetReleases, listRevisions, type ObjectSetManifest } from '../applier/index.ts';
+import { type CacheBudget, createObjectSetReleases, listRevisions, type ObjectSetManifest } from '../applier/index.ts';
 import { createReleaseStore, type HistoryOptions, type ReleaseStore } from '../release/index.ts';
 import { revisionOf, summaryOf, type Revision, type RevisionSummary } from './revision.ts';
 import { ObjectSetConditionType } from '../../shared/api/index.ts';
@@ -28,6 +28,8 @@ interface RevisionReaderOptions {
   namespace: string;
   /** The largest record the Helm store decodes (its default when undefined). */
   maxRecordBytes?: number;
+  /** The memory port's budget revisions' objects read back are kept under (createObjectSetReleases); none: their own bound only. */
+  cacheBudget?: CacheBudget;
 }
 
 function notServed(err: unknown): boolean {
@@ -58,7 +60,7 @@ export function createRevisionReader(o: RevisionReaderOptions): RevisionReader {
     namespace: o.namespace,
     ...(o.maxRecordBytes === undefined ? {} : { maxRecordBytes: o.maxRecordBytes }),
   });
-  const sets = createObjectSetReleases(o.client, { systemNamespace: o.namespace });
+  const sets = createObjectSetReleases(o.client, { systemNamespace: o.namespace, ...(o.cacheBudget === undefined ? {} : { budget: o.cacheBudget }) });
 
   /**
    * The extension's ClusterObjectSets not being deleted, oldest first; [] when it has none or the

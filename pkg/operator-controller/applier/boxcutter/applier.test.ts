@@ -7,6 +7,7 @@ import { createBoxcutterApplier } from './applier.ts';
 import { desiredRevision, sameRevisionContent, type ObjectSetManifest } from './revision.ts';
 import { createObjectSetReleases, deleteRevisions } from './store.ts';
 import type { DesiredRevision } from '../revision.ts';
+import { BundleBudget } from '../../bundlepull/index.ts';
 
 const NS = 'olmv1-system';
 const ext = { name: 'test-ext', uid: 'ce-uid', installNamespace: 'ns' };
@@ -242,6 +243,30 @@ describe('createObjectSetReleases', () => {
     await uncached.history('test-ext');
     await uncached.history('test-ext');
     expect(secretGets()).toBe(3 * afterFirst);
+  });
+
+  it("keeps revisions' objects under the memory port's budget, giving them back when a reconcile needs the bytes", async () => {
+    const cluster = fakeCluster();
+    const { applier, request } = setup(cluster);
+    await applier.apply(await request(), desired([cm('a'), deployment]));
+    const secretGets = () => cluster.calls.filter((c) => c.startsWith('get Secret')).length;
+    const budget = new BundleBudget(1 << 20);
+    const releases = createObjectSetReleases(cluster.client, { budget });
+    await releases.history('test-ext');
+    const perRead = secretGets();
+    // Kept: counted in the budget, read once.
+    expect(budget.held).toBeGreaterThan(0);
+    await releases.history('test-ext');
+    expect(secretGets()).toBe(perRead);
+    // A reconcile's lease that would not fit beside them: they go, the lease is granted at once.
+    const lease = await budget.acquire((1 << 20) - 10);
+    expect(budget.held).toBe((1 << 20) - 10);
+    // With the budget taken, nothing is kept: each history reads the Secrets again.
+    await releases.history('test-ext');
+    await releases.history('test-ext');
+    expect(secretGets()).toBe(3 * perRead);
+    lease.release();
+    expect(budget.held).toBe(0);
   });
 
   it('reads the revisions as records, newest first, with their objects from the Secrets', async () => {

@@ -25,6 +25,7 @@ import { sortRevisions, type ObjectSetManifest } from './revision.ts';
 import { resolveRefs } from './secrets.ts';
 import { deployedSummary, releaseOf } from './status.ts';
 import { errorMessage } from '../../../shared/errors/index.ts';
+import type { BundleBudget, BundleLease } from '../../bundlepull/index.ts';
 
 const TYPE = { apiVersion: CLUSTER_OBJECT_SET.apiVersion, kind: CLUSTER_OBJECT_SET.kind };
 
@@ -64,18 +65,36 @@ export async function revisionObjects(client: KubeClient, set: ObjectSetManifest
 const REVISION_OBJECTS_CACHE_BYTES = 16 * 1024 * 1024;
 
 /**
+ * The memory port's budget as a cache uses it (bundlepull's BundleBudget): leases taken only when
+ * they fit now, given back when a reconcile's request would wait.
+ */
+export type CacheBudget = Pick<BundleBudget, 'tryAcquire' | 'onShortage'>;
+
+interface Entry {
+  objects: KubeObject[];
+  bytes: number;
+  lease?: BundleLease;
+}
+
+/**
  * The objects of revisions already read, by revision uid, least recently used first out past
- * `maxBytes` (their JSON length). A revision's objects never change: its phases are immutable
- * (the CRD's rule) and the Secrets it references immutable, their content checked by the
- * ClusterObjectSet controller (a changed one blocks the revision). So a reconcile reads the
- * Secrets of a revision it has not seen, not of every revision each time.
+ * `maxBytes` (their JSON length), and each held under a lease of the memory port's budget when
+ * one is given (the Helm runtime's release records' budget, decision 0098): an entry is kept only
+ * when its lease fits, and entries go, oldest first, when a reconcile needs the bytes. A
+ * revision's objects never change: its phases are immutable (the CRD's rule) and the Secrets it
+ * references immutable, their content checked by the ClusterObjectSet controller (a changed one
+ * blocks the revision). So a reconcile reads the Secrets of a revision it has not seen, not of
+ * every revision each time.
  */
 class RevisionObjects {
-  readonly #entries = new Map<string, { objects: KubeObject[]; bytes: number }>();
+  readonly #entries = new Map<string, Entry>();
   #bytes = 0;
-  readonly maxBytes: number;
-  constructor(maxBytes: number) {
-    this.maxBytes = maxBytes;
+  readonly #maxBytes: number;
+  readonly #budget: CacheBudget | undefined;
+  constructor(maxBytes: number, budget?: CacheBudget) {
+    this.#maxBytes = maxBytes;
+    this.#budget = budget;
+    budget?.onShortage((bytes) => this.#evict(this.#bytes - bytes));
   }
 
   async of(client: KubeClient, set: ObjectSetManifest, signal?: AbortSignal, systemNamespace = ''): Promise<KubeObject[]> {
@@ -83,7 +102,7 @@ class RevisionObjects {
     const hit = uid === undefined ? undefined : this.#entries.get(uid);
     if (uid === undefined || hit === undefined) {
       const objects = await revisionObjects(client, set, signal, systemNamespace);
-      if (uid !== undefined) this.#keep(uid, objects);
+      if (uid !== undefined && !this.#entries.has(uid)) this.#keep(uid, objects);
       return objects;
     }
     this.#entries.delete(uid);
@@ -93,13 +112,21 @@ class RevisionObjects {
 
   #keep(uid: string, objects: KubeObject[]): void {
     const bytes = Buffer.byteLength(JSON.stringify(objects));
-    if (bytes > this.maxBytes) return;
-    this.#entries.set(uid, { objects, bytes });
+    if (bytes > this.#maxBytes) return;
+    this.#evict(this.#maxBytes - bytes);
+    const lease = this.#budget?.tryAcquire(bytes);
+    if (this.#budget !== undefined && lease === undefined) return;
+    this.#entries.set(uid, { objects, bytes, ...(lease === undefined ? {} : { lease }) });
     this.#bytes += bytes;
+  }
+
+  /** Drops entries, least recently used first, until at most `keep` bytes are held. */
+  #evict(keep: number): void {
     for (const [key, entry] of this.#entries) {
-      if (this.#bytes <= this.maxBytes) break;
+      if (this.#bytes <= keep) return;
       this.#entries.delete(key);
       this.#bytes -= entry.bytes;
+      entry.lease?.release();
     }
   }
 }
@@ -110,6 +137,8 @@ interface ObjectSetReleasesOptions {
   cacheBytes?: number;
   /** operator-controller's namespace: where a Secret ref without a namespace points. */
   systemNamespace?: string;
+  /** The memory port's budget the kept objects are counted in (see RevisionObjects); none: bounded by `cacheBytes` alone. */
+  budget?: CacheBudget;
 }
 
 /**
@@ -118,7 +147,7 @@ interface ObjectSetReleasesOptions {
  * deletes them (deleteRevisions).
  */
 export function createObjectSetReleases(client: KubeClient, options: ObjectSetReleasesOptions = {}): RevisionRecords {
-  const objects = new RevisionObjects(options.cacheBytes ?? REVISION_OBJECTS_CACHE_BYTES);
+  const objects = new RevisionObjects(options.cacheBytes ?? REVISION_OBJECTS_CACHE_BYTES, options.budget);
   const systemNamespace = options.systemNamespace ?? '';
   return {
     async history(extension, options = {}) {
