@@ -199,23 +199,31 @@ const HEAD = `<!doctype html>
 <link rel="stylesheet" href="/assets/main.css">
 </head>
 <body>
-<main class="olmv1-sign-in">
-<h1>OLM v1 console</h1>
+<main class="pf-v6-c-page__main-section">
+<div class="pf-v6-c-card"><div class="pf-v6-c-card__body pf-v6-c-content">
+<h1 class="pf-v6-c-title pf-m-2xl">OLM v1 console</h1>
 `;
 
-/** The sign-in page: a form for a bearer token, and why the last one was refused. */
-function signInPage(method: string, error?: string): string {
-  const alert = error === undefined ? '' : `<p role="alert" class="olmv1-sign-in-error">${escapeHtml(error)}</p>\n`;
-  return `${HEAD}${alert}<form method="post" action="${SIGN_IN_PATH}" data-method="${escapeHtml(method)}">
-<label for="token">Bearer token</label>
-<p id="token-help">A ServiceAccount token (<code>kubectl create token NAME -n NAMESPACE</code>) or any token the API server accepts. Every request the console makes for you is made with it, so your RBAC decides what you see and can do.</p>
-<textarea id="token" name="token" rows="6" cols="60" required autocomplete="off" spellcheck="false" aria-describedby="token-help"></textarea>
-<p><button type="submit">Sign in</button></p>
-</form>
+/** The end of both pages. */
+const TAIL = `</div></div>
 </main>
 </body>
 </html>
 `;
+
+/** The sign-in page: a form for a bearer token, and why the last one was refused (PatternFly's classes, no script). */
+function signInPage(method: string, error?: string): string {
+  const alert =
+    error === undefined
+      ? ''
+      : `<div class="pf-v6-c-alert pf-m-danger pf-m-inline"><p class="pf-v6-c-alert__title" role="alert">${escapeHtml(error)}</p></div>\n`;
+  return `${HEAD}${alert}<form method="post" action="${SIGN_IN_PATH}" data-method="${escapeHtml(method)}">
+<p><label for="token"><strong>Bearer token</strong></label></p>
+<p id="token-help">A ServiceAccount token (<code>kubectl create token NAME -n NAMESPACE</code>) or any token the API server accepts. Every request the console makes for you is made with it, so your RBAC decides what you see and can do.</p>
+<span class="pf-v6-c-form-control pf-m-textarea"><textarea id="token" name="token" rows="6" cols="60" required autocomplete="off" spellcheck="false" aria-describedby="token-help"></textarea></span>
+<p><button class="pf-v6-c-button pf-m-primary" type="submit"><span class="pf-v6-c-button__text">Sign in</span></button></p>
+</form>
+${TAIL}`;
 }
 
 /** The sign-out page: who is signed in, and a form carrying the session's CSRF token. */
@@ -223,10 +231,7 @@ function signOutPage(session: ConsoleSession): string {
   return `${HEAD}<p>Signed in as <strong>${escapeHtml(session.user.username)}</strong>.</p>
 <form method="post" action="${SIGN_OUT_PATH}">
 <input type="hidden" name="csrf" value="${escapeHtml(session.csrfToken)}">
-<p><button type="submit">Sign out</button> <a href="/">Back to the console</a></p>
+<p><button class="pf-v6-c-button pf-m-primary" type="submit"><span class="pf-v6-c-button__text">Sign out</span></button> <a class="pf-v6-c-button pf-m-link" href="/"><span class="pf-v6-c-button__text">Back to the console</span></a></p>
 </form>
-</main>
-</body>
-</html>
-`;
+${TAIL}`;
 }
