@@ -31,8 +31,6 @@ import { rollbackPorts, rollbackText } from './release-rollback.ts';
 import { rollBack } from '../../pkg/olmv1/rollback/index.ts';
 import { installRbac } from './rbac.ts';
 import { runUpgradeApprove, runUpgradePlan } from './upgrade.ts';
-import { formatPlan } from './upgrade-format.ts';
-import type { UpgradePlan } from './upgrade-plan.ts';
 import { listClusterCatalogs, type CatalogSourceDeps } from './catalog-sources.ts';
 import { runInstall } from './install.ts';
 import { runUninstall } from './uninstall.ts';
@@ -282,17 +280,8 @@ function adminSources(
     // `olmv1 catalog add|remove`'s service itself (pkg/olmv1/catalog), as the console's user.
     catalogAdd: (form: CatalogForm) => createCatalog(kube.client, catalogManifest({ ...form, available: true })),
     catalogRemove: (name: string) => deleteCatalog(kube.client, name),
-    upgradePlan: async (args: string[]) => {
-      const run = await captured((io) => runUpgradePlan([...upgradeFlags, ...versionFlag, ...args], io, upgradeDeps));
-      // The page shows the plan as `olmv1 upgrade plan NAME` prints it, from the same JSON.
-      let text: string | undefined;
-      try {
-        text = formatPlan(JSON.parse(run.stdout) as UpgradePlan);
-      } catch {
-        text = undefined;
-      }
-      return text === undefined ? run : { ...run, text };
-    },
+    // The page shows the plan's JSON as tables (ui/upgrade.tsx).
+    upgradePlan: (args: string[]) => captured((io) => runUpgradePlan([...upgradeFlags, ...versionFlag, ...args], io, upgradeDeps)),
     upgradeApprove: (args: string[]) => captured((io) => runUpgradeApprove([...upgradeFlags, ...args], io, upgradeDeps)),
     // `olmv1 release rollback NAME REVISION`'s service itself: its checks (CRD upgrade safety, resolution), refusals and patch.
     rollback: async (extension: string, revision: number) => {

@@ -1354,9 +1354,13 @@ describe('olmv1 console: the upgrade plan and Approve', () => {
     const summary = await page.locator('[data-plan-summary]').innerText();
     expect(summary).toContain(`Next: ${INSTALL_PKG}.v1.1.0 (1.1.0) from catalog ${CATALOGS.install}, installed ${INSTALL_PKG}.v1.0.0 (1.0.0).`);
     expect(summary).toContain('Update policy Manual: held for approval.');
-    const text = await page.locator('[data-upgrade-plan] .pf-v6-c-code-block__code').innerText();
+    const text = await page.locator('[data-plan-details]').innerText();
     expect(text).toContain(`${INSTALL_PKG}.v1.1.0`);
     expect(text).toContain('olmv1 upgrade approve');
+    // The objects the upgrade changes are a table with a row per object (kind, name, namespace, change).
+    const objectRows = page.getByRole('table', { name: 'Objects the upgrade changes' }).locator('tbody tr');
+    expect(await objectRows.count()).toBeGreaterThan(0);
+    expect((await objectRows.first().locator('td').allInnerTexts()).length).toBe(4);
     expect(await axe(page)).toEqual([]);
     await page.setViewportSize({ width: 1280, height: 1400 });
     await page.screenshot({ path: join(SHOTS, 'console-upgrade-plan.png') });
@@ -1423,6 +1427,10 @@ describe('olmv1 console: the upgrade plan and Approve', () => {
     const w = await open();
     const { page } = w;
     await page.goto(`${origin}/#/installed/${name}`);
+    // The plan of the upgraded extension, shown before the rollback (issue 71: it must not outlive the revision it describes).
+    await page.getByRole('button', { name: 'Show upgrade plan' }).click();
+    const summary = page.locator('[data-plan-summary]');
+    await expect.poll(() => summary.innerText().catch(() => ''), { timeout: 60_000 }).toContain(`Up to date at ${INSTALL_PKG}.v1.1.0 (1.1.0).`);
     // Revision 1 is superseded by the upgrade: it has the button, the deployed revision 2 has none.
     const button = page.getByRole('button', { name: 'Roll back to revision 1…' });
     await expect.poll(() => button.count(), { timeout: 15_000 }).toBe(1);
@@ -1465,6 +1473,8 @@ describe('olmv1 console: the upgrade plan and Approve', () => {
       ['2', 'superseded', '1.1.0'],
       ['1', 'superseded', '1.0.0'],
     ]);
+    // The plan shown is read again for the revision now installed, without a click.
+    await expect.poll(() => summary.innerText(), { timeout: 30_000 }).toContain(`Up to date at ${INSTALL_PKG}.v1.0.0 (1.0.0).`);
     await page.screenshot({ path: join(SHOTS, 'console-rollback.png') });
     expect(w.dialogs).toEqual([]);
     expect(w.errors).toEqual([]);

@@ -144,7 +144,7 @@ export function consoleRoutes(c: RouteContext): Route[] {
         const out = await need(sources.upgradePlan, 'upgrade plan')(upgradePlanArgs(name, []));
         // Exit 1 with a plan on stdout: the plan says why (its error); without one, stderr does.
         if (out.stdout.trim() === '') return json(res, 422, { error: failureText(out, 'upgrade plan') });
-        json(res, 200, { plan: JSON.parse(out.stdout) as unknown, text: out.text ?? '', log: out.stderr });
+        json(res, 200, { plan: JSON.parse(out.stdout) as unknown, log: out.stderr });
       },
     }),
     route({

@@ -64,7 +64,7 @@ export interface ConsoleSources {
   /** Requests the deletion of a ClusterCatalog as `olmv1 catalog remove --no-wait` does, as the user. */
   catalogRemove?(name: string): Promise<CatalogWrite>;
   /** Runs `olmv1 upgrade plan` with these arguments as the user. */
-  upgradePlan?(args: string[]): Promise<CommandRun & { text?: string }>;
+  upgradePlan?(args: string[]): Promise<CommandRun>;
   /** Runs `olmv1 upgrade approve` with these arguments as the user. */
   upgradeApprove?(args: string[]): Promise<CommandRun>;
   /** True when objects of this kind are namespaced (discovery, as the user); rejects with the API server's error. */

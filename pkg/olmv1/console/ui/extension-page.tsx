@@ -281,7 +281,7 @@ export function ExtensionPage({ name }: { name: string }) {
           }}
         />
       )}
-      {!d.deleting && !requested && <UpgradePlan name={name} />}
+      {!d.deleting && !requested && <UpgradePlan name={name} installed={`${d.row.version}/${d.releases.length}`} />}
       <Title headingLevel="h2">Conditions</Title>
       {d.conditions.length === 0 ? (
         <p>No conditions yet: operator-controller has not reconciled it.</p>

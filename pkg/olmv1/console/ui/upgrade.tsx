@@ -1,24 +1,33 @@
 /**
- * The upgrade plan of a ClusterExtension as `olmv1 upgrade plan NAME` prints it, and Approve,
- * which runs `olmv1 upgrade approve NAME VERSION` as the user (the version the plan shows, so
- * only what was shown is approved).
+ * The upgrade plan of a ClusterExtension, from the plan `olmv1 upgrade plan NAME -o json` gives:
+ * its summary, the objects and permissions it changes as tables (with the field diff of each
+ * changed object), the gates it was rendered with and the update policy's decision; and Approve,
+ * which runs `olmv1 upgrade approve NAME VERSION` as the user (the version the plan shows, so only
+ * what was shown is approved). A plan shown is read again when the installed revision changes
+ * (an approved upgrade, a rollback), so it never describes a release no longer installed.
  */
-import { useState } from 'react';
-import { ActionGroup, Alert, Button, CodeBlock, CodeBlockCode, Spinner, Title } from '@patternfly/react-core';
+import { useEffect, useRef, useState } from 'react';
+import { ActionGroup, Alert, Button, Spinner, Title } from '@patternfly/react-core';
 import { getJson, postJson } from './api.ts';
+import { planObjectRows, planPermissionRows, type PlanChangesView } from './plan-view.ts';
 import { storedObjectLines, type PlanCrds } from './stored-objects.ts';
+import { Table } from './table.tsx';
 
 interface Plan extends PlanCrds {
   installed: { bundle: string; version: string };
   pick: { bundle: string; version: string; catalog: string; reason: string } | null;
   upToDate: boolean;
   error?: string;
-  policy?: { policy: string; decision: 'install' | 'hold'; reason: string; approvedBundle: string };
+  hints?: string[];
+  dependencyHold?: string;
+  changes?: PlanCrds['changes'] & PlanChangesView;
+  policy?: { policy: string; decision: 'install' | 'hold'; reason: string; approvedBundle: string; approveCommand?: string };
+  gates?: { values: Record<string, boolean>; from: string };
 }
 
-/** The plan section of an extension's page. */
-export function UpgradePlan({ name }: { name: string }) {
-  const [plan, setPlan] = useState<{ plan: Plan; text: string } | undefined>();
+/** The plan section of an extension's page; `installed` names the installed revision (the plan is read again when it changes). */
+export function UpgradePlan({ name, installed }: { name: string; installed: string }) {
+  const [plan, setPlan] = useState<Plan | undefined>();
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<string | undefined>();
   const [approved, setApproved] = useState<string | undefined>();
@@ -26,9 +35,9 @@ export function UpgradePlan({ name }: { name: string }) {
   const load = (): void => {
     setLoading(true);
     setError(undefined);
-    getJson<{ plan: Plan; text: string }>(`/api/extensions/${encodeURIComponent(name)}/plan`).then(
+    getJson<{ plan: Plan }>(`/api/extensions/${encodeURIComponent(name)}/plan`).then(
       (p) => {
-        setPlan(p);
+        setPlan(p.plan);
         setLoading(false);
       },
       (e: unknown) => {
@@ -37,6 +46,16 @@ export function UpgradePlan({ name }: { name: string }) {
       },
     );
   };
+  // Another revision installed (the approved upgrade, a rollback): the plan shown is read again.
+  const shownFor = useRef(installed);
+  const shown = plan !== undefined;
+  useEffect(() => {
+    if (shownFor.current === installed) return;
+    shownFor.current = installed;
+    if (!shown) return;
+    setApproved(undefined);
+    load();
+  }, [installed]); // only a change of the installed revision reads again
   const approve = (version: string): void => {
     setApproveError(undefined);
     postJson<{ approved: string }>(`/api/extensions/${encodeURIComponent(name)}/approve`, { version }).then(
@@ -44,7 +63,7 @@ export function UpgradePlan({ name }: { name: string }) {
       (e: unknown) => setApproveError(String((e as Error).message)),
     );
   };
-  const p = plan?.plan;
+  const p = plan;
   const canApprove = p !== undefined && p.pick !== null && !p.upToDate && approved === undefined;
   const stored = p === undefined ? [] : storedObjectLines(p);
   return (
@@ -65,7 +84,11 @@ export function UpgradePlan({ name }: { name: string }) {
       {loading && <Spinner size="md" aria-label="Planning" />}
       {error !== undefined && <Alert variant="danger" isInline title={error} data-plan-error="" />}
       {approveError !== undefined && <Alert variant="danger" isInline title={approveError} data-approve-error="" />}
-      {approved !== undefined && <Alert variant="success" isInline title={approved} data-approved="" />}
+      {approved !== undefined && (
+        <Alert variant="success" isInline title="Approved" data-approved="">
+          <pre>{approved}</pre>
+        </Alert>
+      )}
       {p !== undefined && (
         <>
           <p data-plan-summary="">
@@ -83,11 +106,75 @@ export function UpgradePlan({ name }: { name: string }) {
               <pre>{stored.join('\n')}</pre>
             </Alert>
           )}
-          <CodeBlock>
-            <CodeBlockCode>{plan?.text ?? ''}</CodeBlockCode>
-          </CodeBlock>
+          <PlanDetails plan={p} />
         </>
       )}
     </section>
+  );
+}
+
+/** The plan's data: why, what changes (tables), with which gates, and what the update policy does. */
+function PlanDetails({ plan: p }: { plan: Plan }) {
+  const objects = p.changes === undefined ? [] : planObjectRows(p.changes);
+  const permissions = p.changes === undefined ? [] : planPermissionRows(p.changes);
+  const changed = objects.filter((o) => o.change === 'changed' && o.lines.length > 0);
+  const gates = p.gates === undefined ? [] : Object.entries(p.gates.values).sort(([a], [b]) => (a < b ? -1 : 1));
+  return (
+    <div data-plan-details="">
+      {p.pick !== null && (
+        <p>
+          {p.upToDate ? 'Up to date' : `Next: ${p.pick.bundle} (${p.pick.version}) from catalog ${p.pick.catalog}`}: {p.pick.reason}
+        </p>
+      )}
+      {p.hints !== undefined && p.hints.length > 0 && <pre>{p.hints.join('\n')}</pre>}
+      {p.dependencyHold !== undefined && <p>Held for a dependent: {p.dependencyHold}</p>}
+      {p.changes !== undefined && (
+        <>
+          <Title headingLevel="h3">Objects</Title>
+          <div data-plan-objects="">
+            <Table
+              label="Objects the upgrade changes"
+              head={['Kind', 'Name', 'Namespace', 'Change']}
+              rows={objects.map((o) => [o.kind, o.name, o.namespace === '' ? '(cluster)' : o.namespace, o.change])}
+            />
+          </div>
+          {changed.map((o) => (
+            <details key={`${o.kind}/${o.namespace}/${o.name}`} data-plan-diff={`${o.kind} ${o.name}`}>
+              <summary>
+                Diff of {o.kind} {o.namespace === '' ? '' : `${o.namespace}/`}
+                {o.name}
+              </summary>
+              <pre>{o.lines.join('\n')}</pre>
+            </details>
+          ))}
+          <Title headingLevel="h3">Permissions</Title>
+          {permissions.length === 0 ? (
+            <p>No change to the permissions.</p>
+          ) : (
+            <Table
+              label="Permissions the upgrade changes"
+              head={['Change', 'Scope', 'Role', 'Rule', 'Escalates']}
+              rows={permissions.map((r) => [r.change, r.scope, r.role, r.rule, r.escalates ? 'yes' : 'no'])}
+            />
+          )}
+        </>
+      )}
+      {p.gates !== undefined && (
+        <p data-plan-gates="">
+          Feature gates: {gates.map(([g, on]) => `${g}=${String(on)}`).join(', ')} (from {p.gates.from})
+        </p>
+      )}
+      {p.policy !== undefined && (
+        <p>
+          Update policy {p.policy.policy}: {p.policy.decision === 'install' ? 'installs it' : 'holds it'}: {p.policy.reason}
+          {p.policy.decision === 'hold' && p.policy.approveCommand !== undefined && (
+            <>
+              {' '}
+              Approve it here, or with <code>{p.policy.approveCommand}</code>.
+            </>
+          )}
+        </p>
+      )}
+    </div>
   );
 }
