@@ -123,7 +123,7 @@ function PlanDetails({ plan: p }: { plan: Plan }) {
     <div data-plan-details="">
       {p.pick !== null && (
         <p>
-          {p.upToDate ? 'Up to date' : `Next: ${p.pick.bundle} (${p.pick.version}) from catalog ${p.pick.catalog}`}: {p.pick.reason}
+          Why {p.pick.bundle}: {p.pick.reason}.
         </p>
       )}
       {p.hints !== undefined && p.hints.length > 0 && <pre>{p.hints.join('\n')}</pre>}
@@ -166,7 +166,7 @@ function PlanDetails({ plan: p }: { plan: Plan }) {
       )}
       {p.policy !== undefined && (
         <p>
-          Update policy {p.policy.policy}: {p.policy.decision === 'install' ? 'installs it' : 'holds it'}: {p.policy.reason}
+          Update policy {p.policy.policy}: {p.policy.decision === 'install' ? 'installs it' : 'holds it'}: {p.policy.reason}.
           {p.policy.decision === 'hold' && p.policy.approveCommand !== undefined && (
             <>
               {' '}
