@@ -11,6 +11,9 @@ import { csrfMatches, same, type ConsoleSession, type SessionStore } from './ses
 
 /** Where the sign-in page and its form are. */
 export const SIGN_IN_PATH = '/signin';
+/** Where the browser starts an OpenID Connect sign-in, and where the issuer sends it back. */
+export const OIDC_START_PATH = '/signin/oidc';
+export const OIDC_CALLBACK_PATH = '/signin/oidc/callback';
 /** Where the sign-out page and its form are. */
 export const SIGN_OUT_PATH = '/signout';
 
@@ -51,6 +54,8 @@ export function clusterGuard(req: ClusterRequest, sessions: SessionStore): Clust
     return { kind: 'public' };
   }
   if (read && (path.startsWith('/assets/') || path === '/favicon.ico')) return { kind: 'public' };
+  // OpenID Connect's start and the issuer's redirect back: the pending sign-in's cookie and state guard the return.
+  if (read && (path === OIDC_START_PATH || path === OIDC_CALLBACK_PATH)) return { kind: 'public' };
   const session = sessions.find(header(req, 'cookie'));
   const isPage = path === '/' || path === '/index.html';
   if (session === undefined)

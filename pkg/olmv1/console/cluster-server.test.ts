@@ -88,6 +88,19 @@ beforeAll(async () => {
         ? { ok: true, user: { username: `system:serviceaccount:t:${token}`, groups: [] } }
         : { ok: false, status: 401, message: 'Unauthorized' },
     ),
+    oidc: {
+      begin: () => ({
+        url: 'https://issuer.test/oauth2/auth?state=s1',
+        pending: { state: 's1', nonce: 'n1', verifier: 'v1', createdAt: Date.now() },
+      }),
+      signIn: {
+        method: 'oidc',
+        signIn: async (cb) =>
+          cb.pending?.state === cb.state && cb.code === 'c1'
+            ? { ok: true, value: { user: { username: 'admin@example.test', groups: ['admins'] }, token: 'admin' } }
+            : { ok: false, error: { status: 400, message: 'sign-in state does not match: start again' } },
+      },
+    },
     backend: (s) => {
       backends.push(s.token);
       return Promise.resolve({ sources: sourcesAs(s.token), close: () => void closed.push(s.token) });
@@ -149,6 +162,27 @@ describe('in-cluster console', () => {
     expect(refused.body).toContain('is forbidden: User \\"viewer\\" cannot delete resource');
     expect(deletes).toEqual([]);
     expect(backends).toEqual(['admin', 'viewer']);
+  });
+
+  it('signs in through the OpenID Connect issuer: the callback opens a session only in the browser that started it, once', async () => {
+    expect((await call('GET', '/signin')).body).toContain('href="/signin/oidc"');
+    const start = await call('GET', '/signin/oidc');
+    expect(start.status).toBe(303);
+    expect(start.headers.location).toBe('https://issuer.test/oauth2/auth?state=s1');
+    const pending = String(start.headers['set-cookie']);
+    expect(pending).toMatch(/^__Host-olmv1_oidc=[^;]+; HttpOnly; Secure; SameSite=Lax; Path=\//);
+    const cookie = pending.split(';')[0] ?? '';
+    // An attacker's code and state in another browser (login CSRF): no pending sign-in there.
+    const foreign = await call('GET', '/signin/oidc/callback?code=c1&state=s1');
+    expect(foreign.status).toBe(400);
+    expect(foreign.body).toContain('sign-in state does not match');
+    expect(foreign.headers['set-cookie']).toBeUndefined();
+    const back = await call('GET', '/signin/oidc/callback?code=c1&state=s1', { cookie });
+    expect(back.status).toBe(303);
+    expect(String(back.headers.location)).toMatch(/^\/#/);
+    expect(String(back.headers['set-cookie'])).toContain('__Host-olmv1_console=');
+    // The pending sign-in is spent: the same return again opens nothing.
+    expect((await call('GET', '/signin/oidc/callback?code=c1&state=s1', { cookie })).status).toBe(400);
   });
 
   it('signs out with the CSRF token of the sign-out form: the session and its backend are gone', async () => {

@@ -8,10 +8,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { loadCertificate, watchCertificate, type CertificatePaths } from '../../shared/controller/index.ts';
 import { send } from './api-routes.ts';
-import { clusterGuard, SIGN_IN_PATH, SIGN_OUT_PATH } from './cluster-guard.ts';
+import { clusterGuard, OIDC_CALLBACK_PATH, OIDC_START_PATH, SIGN_IN_PATH, SIGN_OUT_PATH } from './cluster-guard.ts';
 import { SECURITY_HEADERS } from './security.ts';
 import { asset, consoleApp, failed, type ConsoleApp } from './server.ts';
 import { createSessionStore, csrfMatches, type ConsoleSession, type SignIn } from './sessions.ts';
+import type { OidcCallback, PendingSignIn } from './oidc-sign-in.ts';
 import type { StartWatches } from './live.ts';
 import type { ConsoleSources } from './sources.ts';
 import { PAGE_KEY_FRAGMENT } from './ui/session-wire.ts';
@@ -32,6 +33,8 @@ interface ClusterConsoleOptions {
   tls: CertificatePaths;
   /** The bearer-token sign-in (bearer-sign-in.ts); other methods add routes of their own. */
   tokenSignIn: SignIn<{ token: string }>;
+  /** OpenID Connect (oidc-sign-in.ts), when the cluster has an issuer: where to send the browser, and the callback's sign-in. */
+  oidc?: { begin(): { url: string; pending: PendingSignIn }; signIn: SignIn<OidcCallback> };
   /** The sources of a session, acting with its token. */
   backend(session: ConsoleSession): Promise<SessionBackend>;
   /** A session unused this long is gone. */
@@ -50,6 +53,19 @@ interface RunningClusterConsole {
   /** Sessions open now. */
   sessions(): number;
   close(): Promise<void>;
+}
+
+/** The cookie naming a browser's OpenID Connect sign-in under way, and how long it may take. */
+const OIDC_COOKIE = '__Host-olmv1_oidc';
+const OIDC_PENDING_MS = 600_000;
+
+/** The value of the cookie `name` in a Cookie header. */
+function cookieValue(h: string | undefined, name: string): string | undefined {
+  for (const part of (h ?? '').split(';')) {
+    const i = part.indexOf('=');
+    if (i > 0 && part.slice(0, i).trim() === name) return part.slice(i + 1).trim();
+  }
+  return undefined;
 }
 
 /** Sign-in forms are small: a token of up to 16 KiB, url-encoded. */
@@ -90,6 +106,36 @@ export async function startClusterConsole(o: ClusterConsoleOptions): Promise<Run
     return (await a).app;
   };
 
+  // OpenID Connect sign-ins under way, keyed by the random id of the browser's `__Host-olmv1_oidc` cookie.
+  const pendings = new Map<string, PendingSignIn>();
+  const oidcRoute = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    oidc: NonNullable<ClusterConsoleOptions['oidc']>,
+  ): Promise<void> => {
+    if (path === OIDC_START_PATH) {
+      const { url, pending } = oidc.begin();
+      const id = o.random();
+      for (const [k, p] of pendings) if (o.now() - p.createdAt > OIDC_PENDING_MS) pendings.delete(k);
+      pendings.set(id, pending);
+      // Lax: the issuer's redirect back is a cross-site navigation, which a Strict cookie would not follow.
+      res.setHeader('set-cookie', `${OIDC_COOKIE}=${id}; HttpOnly; Secure; SameSite=Lax; Path=/; Max-Age=${OIDC_PENDING_MS / 1000}`);
+      return redirect(res, url);
+    }
+    const q = new URL(req.url ?? '/', 'https://x').searchParams;
+    const id = cookieValue(req.headers.cookie, OIDC_COOKIE);
+    const pending = id === undefined ? undefined : pendings.get(id);
+    if (id !== undefined) pendings.delete(id);
+    const cb = { code: q.get('code'), state: q.get('state'), error: q.get('error'), errorDescription: q.get('error_description'), pending };
+    const r = await oidc.signIn.signIn(cb, AbortSignal.timeout(30_000));
+    if (!r.ok) return html(res, r.error.status, signInPage(o.tokenSignIn.method, r.error.message, true));
+    const { session, setCookie } = sessions.open(r.value);
+    o.log.info({ user: session.user.username, method: oidc.signIn.method }, 'console session opened');
+    res.setHeader('set-cookie', [setCookie, `${OIDC_COOKIE}=; HttpOnly; Secure; SameSite=Lax; Path=/; Max-Age=0`]);
+    return redirect(res, `/#${PAGE_KEY_FRAGMENT}=${session.pageKey}`);
+  };
+
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     for (const [k, v] of Object.entries(SECURITY_HEADERS)) res.setHeader(k, v);
     res.setHeader('strict-transport-security', 'max-age=31536000');
@@ -99,8 +145,9 @@ export async function startClusterConsole(o: ClusterConsoleOptions): Promise<Run
     if (verdict.kind === 'deny') return send(res, verdict.status, 'text/plain; charset=utf-8', `${verdict.message}\n`);
     if (verdict.kind === 'redirect') return redirect(res, verdict.location);
     if (verdict.kind === 'public') {
+      if (o.oidc !== undefined && (path === OIDC_START_PATH || path === OIDC_CALLBACK_PATH)) return oidcRoute(req, res, path, o.oidc);
       if (path !== SIGN_IN_PATH) return appOfPublic(req, res, o.assetsDir);
-      if (method === 'GET' || method === 'HEAD') return html(res, 200, signInPage(o.tokenSignIn.method));
+      if (method === 'GET' || method === 'HEAD') return html(res, 200, signInPage(o.tokenSignIn.method, undefined, o.oidc !== undefined));
       if (method !== 'POST') return send(res, 405, 'text/plain; charset=utf-8', 'no such action\n');
       const form = await readForm(req);
       const token = form?.get('token');
@@ -212,12 +259,15 @@ const TAIL = `</div></div>
 `;
 
 /** The sign-in page: a form for a bearer token, and why the last one was refused (PatternFly's classes, no script). */
-function signInPage(method: string, error?: string): string {
+function signInPage(method: string, error?: string, oidc = false): string {
   const alert =
     error === undefined
       ? ''
       : `<div class="pf-v6-c-alert pf-m-danger pf-m-inline"><p class="pf-v6-c-alert__title" role="alert">${escapeHtml(error)}</p></div>\n`;
-  return `${HEAD}${alert}<form method="post" action="${SIGN_IN_PATH}" data-method="${escapeHtml(method)}">
+  const withIssuer = oidc
+    ? `<p><a class="pf-v6-c-button pf-m-primary" href="${OIDC_START_PATH}"><span class="pf-v6-c-button__text">Sign in with OpenID Connect</span></a></p>\n`
+    : '';
+  return `${HEAD}${alert}${withIssuer}<form method="post" action="${SIGN_IN_PATH}" data-method="${escapeHtml(method)}">
 <p><label for="token"><strong>Bearer token</strong></label></p>
 <p id="token-help">A ServiceAccount token (<code>kubectl create token NAME -n NAMESPACE</code>) or any token the API server accepts. Every request the console makes for you is made with it, so your RBAC decides what you see and can do.</p>
 <span class="pf-v6-c-form-control pf-m-textarea"><textarea id="token" name="token" rows="6" cols="60" required autocomplete="off" spellcheck="false" aria-describedby="token-help"></textarea></span>
