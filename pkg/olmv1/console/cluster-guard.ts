@@ -7,7 +7,8 @@
  * same-site HTTPS page can send; the Origin of a cross-origin request must be the console's.
  */
 import { ICON_KEY_PARAM, PAGE_KEY_HEADER } from './ui/session-wire.ts';
-import { csrfMatches, same, type ConsoleSession, type SessionStore } from './sessions.ts';
+import { same } from './security.ts';
+import { csrfMatches, type ConsoleSession, type SessionStore } from './sessions.ts';
 
 /** Where the sign-in page and its form are. */
 export const SIGN_IN_PATH = '/signin';

@@ -7,7 +7,8 @@
  * decides. The session ends when the token expires; the user signs in again.
  */
 import { createHash, createPublicKey, verify, type JsonWebKey } from 'node:crypto';
-import { same, type SignIn, type SignInRefused, type SignedIn } from './sessions.ts';
+import { same } from './security.ts';
+import type { SignIn, SignInRefused, SignedIn } from './sessions.ts';
 
 /** The issuer's endpoints, from its discovery document. */
 export interface OidcProvider {

@@ -127,7 +127,7 @@ function header(req: GuardRequest, name: string): string | undefined {
 }
 
 /** The values of every cookie named `name` in a Cookie header. */
-function cookieValues(h: string | undefined, name: string): string[] {
+export function cookieValues(h: string | undefined, name: string): string[] {
   const out: string[] = [];
   for (const part of (h ?? '').split(';')) {
     const i = part.indexOf('=');
@@ -136,7 +136,8 @@ function cookieValues(h: string | undefined, name: string): string[] {
   return out;
 }
 
-function same(a: string, b: string): boolean {
+/** Constant-time string comparison. */
+export function same(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);

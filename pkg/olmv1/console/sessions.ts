@@ -7,7 +7,7 @@
  * console's, security.ts), until the user signs out, the session is idle too long, or the
  * credential expires.
  */
-import { timingSafeEqual } from 'node:crypto';
+import { cookieValues, same } from './security.ts';
 
 /** Who a sign-in proved the user to be (the API server's words: SelfSubjectReview's userInfo, or the ID token's claims). */
 export interface ConsoleUser {
@@ -160,21 +160,4 @@ export function createSessionStore(o: SessionStoreOptions): SessionStore {
 /** True when a write's CSRF header is its session's token. */
 export function csrfMatches(session: ConsoleSession, header: string | undefined): boolean {
   return header !== undefined && same(header, session.csrfToken);
-}
-
-/** The values of every cookie named `name` in a Cookie header. */
-function cookieValues(h: string | undefined, name: string): string[] {
-  const out: string[] = [];
-  for (const part of (h ?? '').split(';')) {
-    const i = part.indexOf('=');
-    if (i > 0 && part.slice(0, i).trim() === name) out.push(part.slice(i + 1).trim());
-  }
-  return out;
-}
-
-/** Constant-time string comparison. */
-export function same(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
 }
