@@ -182,17 +182,39 @@ function ownerBoundaryBlocks() {
     { owner: 'operator-controller', files: OPERATOR_CONTROLLER, forbidden: [...CATALOGD, ...OLMV1] },
     { owner: 'shared', files: ['pkg/shared', 'pkg/gocompat', 'cmd/shared'], forbidden: [...CATALOGD, ...OPERATOR_CONTROLLER, ...OLMV1] },
   ];
-  return groups.flatMap(({ owner, files, forbidden }) => [
+  // The applier's core imports neither runtime folder and neither runtime imports the other
+  // (issue 70); index.ts and same-content.ts stand above both and may. These blocks come after
+  // operator-controller's, so they repeat its forbidden trees.
+  const APPLIER = 'pkg/operator-controller/applier';
+  const [HELM, BOXCUTTER] = [`${APPLIER}/helm`, `${APPLIER}/boxcutter`];
+  const instead = `the applier's core (${APPLIER}/*.ts), or wire it in the composition root`;
+  const applier = [
     {
-      files: files.map((dir) => `${dir}/**`),
-      ignores: TESTS,
-      rules: { 'olmv1/owner-boundaries': ['error', { owner, forbidden }] },
+      owner: "the applier's core",
+      files: [`${APPLIER}/*.ts`],
+      ignores: [`${APPLIER}/index.ts`, `${APPLIER}/same-content.ts`],
+      forbidden: [HELM, BOXCUTTER],
     },
-    {
-      files: files.map((dir) => `${dir}/**/*.test.ts`),
-      rules: { 'olmv1/owner-boundaries': ['error', { owner, forbidden: forbidden.filter((dir) => dir !== 'pkg/olmv1') }] },
-    },
-  ]);
+    { owner: 'the Helm runtime', files: [`${HELM}/**`], ignores: [], forbidden: [BOXCUTTER] },
+    { owner: 'the BoxcutterRuntime', files: [`${BOXCUTTER}/**`], ignores: [], forbidden: [HELM] },
+  ].map(({ owner, files, ignores, forbidden }) => ({
+    files,
+    ignores: [...TESTS, ...ignores],
+    rules: { 'olmv1/owner-boundaries': ['error', { owner, forbidden: [...forbidden, ...CATALOGD, ...OLMV1], instead }] },
+  }));
+  return groups
+    .flatMap(({ owner, files, forbidden }) => [
+      {
+        files: files.map((dir) => `${dir}/**`),
+        ignores: TESTS,
+        rules: { 'olmv1/owner-boundaries': ['error', { owner, forbidden }] },
+      },
+      {
+        files: files.map((dir) => `${dir}/**/*.test.ts`),
+        rules: { 'olmv1/owner-boundaries': ['error', { owner, forbidden: forbidden.filter((dir) => dir !== 'pkg/olmv1') }] },
+      },
+    ])
+    .concat(applier);
 }
 
 export default tseslint.config(

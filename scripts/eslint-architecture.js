@@ -14,7 +14,8 @@
  *   `allow` entry names the pair.
  * - `olmv1/owner-boundaries`: the file imports nothing under the `forbidden` directories: the
  *   tree is grouped by owner binary (pkg/catalogd, pkg/operator-controller, pkg/olmv1, shared
- *   code in pkg/shared and pkg/gocompat), and one binary's code never loads another's.
+ *   code in pkg/shared and pkg/gocompat), and one binary's code never loads another's. Within
+ *   pkg/operator-controller/applier, the same rule keeps the core and the two runtimes apart.
  * - `olmv1/step-peers`: the steps of a pipeline are peers: a step file (a file whose name
  *   matches `steps`, a regular expression, in the linted file's directory) is imported by no
  *   file of that directory but its `index.ts`. What steps share lives in a support module.
@@ -203,22 +204,24 @@ const ownerBoundaries = {
           forbidden: { type: 'array', items: { type: 'string' } },
           // Who owns the linted files, for the message.
           owner: { type: 'string' },
+          // Where what both sides need goes instead, for the message (default: the shared trees).
+          instead: { type: 'string' },
         },
         required: ['forbidden', 'owner'],
         additionalProperties: false,
       },
     ],
     messages: {
-      owner: "'{{specifier}}' is in {{dir}}, which {{owner}} code must not import: move what both need to pkg/shared (or cmd/shared) instead.",
+      owner: "'{{specifier}}' is in {{dir}}, which {{owner}} code must not import: move what both need to {{instead}} instead.",
     },
   },
   create(context) {
-    const { forbidden, owner } = context.options[0];
+    const { forbidden, owner, instead = 'pkg/shared (or cmd/shared)' } = context.options[0];
     return importVisitors((node, specifier) => {
       const target = resolveRelative(context.filename, specifier);
       if (target === undefined) return;
       const dir = forbidden.find((d) => target === d || target.startsWith(`${d}/`));
-      if (dir !== undefined) context.report({ node, messageId: 'owner', data: { specifier, dir, owner } });
+      if (dir !== undefined) context.report({ node, messageId: 'owner', data: { specifier, dir, owner, instead } });
     });
   },
 };

@@ -303,6 +303,24 @@ runCases('olmv1/owner-boundaries', [
     compliant: "export { parseReference } from './reference.ts';\n",
   },
   {
+    name: "the Helm runtime from the applier's core",
+    path: 'pkg/operator-controller/applier/authorize-extra.ts',
+    violation: "export { applyRelease } from './helm/apply.ts';\n",
+    compliant: "export { objectsToDelete } from './revision.ts';\n",
+  },
+  {
+    name: 'the BoxcutterRuntime from the Helm runtime',
+    path: 'pkg/operator-controller/applier/helm/extra.ts',
+    violation: "export { migrateToReleases } from '../boxcutter/unmigrate.ts';\n",
+    compliant: "export { uninstallWith } from '../uninstall.ts';\n",
+  },
+  {
+    name: 'the Helm runtime from the BoxcutterRuntime',
+    path: 'pkg/operator-controller/applier/boxcutter/extra.ts',
+    violation: "export { sameRecordContent } from '../helm/apply.ts';\n",
+    compliant: "export { desiredRelease } from '../revision.ts';\n",
+  },
+  {
     name: 'the other binary from a test',
     path: 'pkg/catalogd/server/extra.test.ts',
     violation: "import { render } from '../../operator-controller/render/index.ts';\nexport const r = render;\n",

@@ -10,6 +10,7 @@ import {
   createObjectSetReleases,
   createReleaseApplier,
   listRevisions,
+  migrateToReleases,
   newestSummary,
 } from '../../pkg/operator-controller/applier/index.ts';
 import { CLUSTER_EXTENSION, parseClusterExtension, type ClusterExtension } from '../../pkg/shared/api/index.ts';
@@ -129,13 +130,15 @@ function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Ste
           systemNamespace: bc.systemNamespace,
           ...(bc.cacheBudget === undefined ? {} : { budget: bc.cacheBudget }),
         });
+  const served = p.revisionsServed;
   const applier =
     bc === undefined
       ? createReleaseApplier({
           scoped,
           releases: helm,
           drift,
-          revisions: p.revisionsServed && { client, systemNamespace: p.revisionsServed.systemNamespace },
+          toReleases:
+            served && ((owner, signal) => migrateToReleases({ client, releases: helm, systemNamespace: served.systemNamespace }, owner, signal)),
         })
       : // The revisions' controller watches their objects itself: no drift is routed to it from here.
         createBoxcutterApplier({ client, scoped, drift, systemNamespace: bc.systemNamespace, settled: bc.settled, helmReleases: helm });

@@ -8,8 +8,7 @@ import type { KubeObject, ScopedClientFactory } from '../../shared/kube/index.ts
 import { staticKindScopes } from '../render/index.ts';
 import type { ApplyRequest, Authorization } from './port.ts';
 import { formatMissingPermissions, missingPermissionsAdvice, preAuthorize } from './preauthorize.ts';
-import { objectsToDelete } from './helm/apply.ts';
-import type { DesiredRevision } from './revision.ts';
+import { objectsToDelete, type DesiredRevision } from './revision.ts';
 
 /** Kinds whose objects pre-authorization reads whole: kinds' scopes, rules, bindings' roles (by kind alone, as it does). */
 const READ_WHOLE = new Set(['CustomResourceDefinition', 'Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);

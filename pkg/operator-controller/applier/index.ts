@@ -21,6 +21,7 @@ export type { ApplyConflict, Applier, RevisionRecords, Rollout } from './port.ts
 export { createReleaseApplier, type DriftMemory } from './helm/applier.ts';
 // BoxcutterRuntime: the Applier over ClusterObjectSet revisions, and the revisions read as records.
 export { createBoxcutterApplier } from './boxcutter/applier.ts';
+export { migrateToReleases } from './boxcutter/unmigrate.ts';
 export { newestSummary } from './boxcutter/status.ts';
 export { type CacheBudget, createObjectSetReleases, listRevisions } from './boxcutter/store.ts';
 export { desiredRevision, type ObjectSetManifest } from './boxcutter/revision.ts';

@@ -3,7 +3,9 @@
  * as a release record (helm/), the BoxcutterRuntime as a ClusterObjectSet (boxcutter/); both read
  * back as the one revision model of pkg/operator-controller/revisions.
  */
-import type { Manifest, ReleaseBundle } from '../release/index.ts';
+import type { KubeObject } from '../../shared/kube/index.ts';
+import { deployedRelease, type Manifest, type Release, type ReleaseBundle } from '../release/index.ts';
+import { droppedObjects, uniqueObjects } from './objects.ts';
 
 /** What a new revision is made of. */
 export interface DesiredRevision {
@@ -39,4 +41,20 @@ export function desiredRelease(
     ...(content.config === undefined ? {} : { config: content.config }),
     ...(content.droppedFields === undefined ? {} : { droppedFields: content.droppedFields }),
   };
+}
+
+/**
+ * Objects a new revision deletes: those of the deployed revision and of every newer one
+ * (pending or failed, whose apply may have created some of its objects before a crash or a
+ * refusal) that `desired` does not contain, in the order they were recorded. Counting only the
+ * deployed revision would leave an object that only an interrupted revision had behind, in no
+ * record at all.
+ */
+export function objectsToDelete(history: readonly Release[], desired: Pick<DesiredRevision, 'manifest'>): KubeObject[] {
+  const deployed = deployedRelease(history);
+  const since = history.filter((r) => (deployed === undefined ? true : r.revision >= deployed.revision)).reverse();
+  // Identities only: deletes and their ownership checks need no more, and a large record's
+  // objects are then never all parsed (decision 0098).
+  const recorded = uniqueObjects(since.flatMap((r) => r.manifest.identities()));
+  return droppedObjects(recorded, desired.manifest.identities());
 }

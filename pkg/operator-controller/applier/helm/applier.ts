@@ -7,14 +7,13 @@
  */
 import { deployedRelease, ReleaseStatus, type ReleaseStore } from '../../release/index.ts';
 import { rollbackDescription } from '../../rollback/index.ts';
-import type { KubeClient, KubeObject, ScopedClientFactory } from '../../../shared/kube/index.ts';
-import { migrateToReleases } from '../boxcutter/unmigrate.ts';
+import type { KubeObject, ScopedClientFactory } from '../../../shared/kube/index.ts';
 import { describeObject } from '../objects.ts';
 import { OwnershipConflictError } from '../ownership.ts';
 import type { ApplyConflict, Applier } from '../port.ts';
 import { authorizeMove } from '../authorize.ts';
-import { applyRelease, objectsToDelete } from './apply.ts';
-import { desiredRelease } from '../revision.ts';
+import { applyRelease } from './apply.ts';
+import { desiredRelease, objectsToDelete } from '../revision.ts';
 import { uninstallWith } from '../uninstall.ts';
 
 /**
@@ -81,8 +80,12 @@ interface ReleaseApplierPorts {
   /** The release records (written with operator-controller's own identity). */
   releases: ReleaseStore;
   drift: DriftMemory;
-  /** Where the ClusterObjectSet kind is served: operator-controller's own client and namespace, to take revisions back to records. */
-  revisions?: { client: KubeClient; systemNamespace: string } | undefined;
+  /**
+   * Where the ClusterObjectSet kind is served: takes an extension's revisions back to release
+   * records (the BoxcutterRuntime's migrateToReleases, wired by the composition root so that
+   * this runtime imports nothing of the other).
+   */
+  toReleases?: ((owner: Parameters<Applier['migrate']>[0], signal: AbortSignal) => Promise<unknown>) | undefined;
 }
 
 export function createReleaseApplier(ports: ReleaseApplierPorts): Applier {
@@ -158,9 +161,8 @@ export function createReleaseApplier(ports: ReleaseApplierPorts): Applier {
     rollback,
     // Back from ClusterObjectSets: only for an extension whose status lists revisions (no request otherwise).
     migrate: async (owner, signal) => {
-      const at = ports.revisions;
-      if (at === undefined || owner.activeRevisions === 0) return 'none';
-      await migrateToReleases({ client: at.client, releases, systemNamespace: at.systemNamespace }, owner, signal);
+      if (ports.toReleases === undefined || owner.activeRevisions === 0) return 'none';
+      await ports.toReleases(owner, signal);
       return 'released';
     },
     uninstall: uninstallWith((name, signal, after, orphan) => releases.deleteAll(name, signal, after, orphan)),

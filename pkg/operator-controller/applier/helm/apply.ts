@@ -37,10 +37,10 @@ import type { KubeClient, KubeObject } from '../../../shared/kube/index.ts';
 import { ReleaseStatus, deployedRelease, manifestLine, type Release, type ReleaseStore } from '../../release/index.ts';
 import { applyObjects, dryRunObjects, refuseUnservedKinds } from '../apply.ts';
 import { deleteOwnedObjects, type DeleteOutcome } from '../delete.ts';
-import { droppedObjects, objectIdentity, refOf, uniqueObjects } from '../objects.ts';
+import { objectIdentity, refOf } from '../objects.ts';
 import { ownerReferenceError, releaseOwnerReferences } from '../owner-references.ts';
 import { checkOwnership, type Owner, type OwnershipReport } from '../ownership.ts';
-import type { DesiredRevision } from '../revision.ts';
+import { objectsToDelete, type DesiredRevision } from '../revision.ts';
 import { notIn } from '../uninstall.ts';
 
 /** Outcome of `applyRelease`. */
@@ -79,22 +79,6 @@ export function sameRecordContent(release: Release, desired: DesiredRevision): b
     jsonEqual(release.config, desired.config) &&
     release.manifest.equals(desired.manifest, (a, b) => jsonEqual(a, b))
   );
-}
-
-/**
- * Objects a new revision deletes: those of the deployed revision and of every newer one
- * (pending or failed, whose apply may have created some of its objects before a crash or a
- * refusal) that `desired` does not contain, in the order they were recorded. Counting only the
- * deployed revision would leave an object that only an interrupted revision had behind, in no
- * record at all.
- */
-export function objectsToDelete(history: readonly Release[], desired: Pick<DesiredRevision, 'manifest'>): KubeObject[] {
-  const deployed = deployedRelease(history);
-  const since = history.filter((r) => (deployed === undefined ? true : r.revision >= deployed.revision)).reverse();
-  // Identities only: deletes and their ownership checks need no more, and a large record's
-  // objects are then never all parsed (decision 0098).
-  const recorded = uniqueObjects(since.flatMap((r) => r.manifest.identities()));
-  return droppedObjects(recorded, desired.manifest.identities());
 }
 
 /**
