@@ -1,6 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { defaultImageCacheDir, dockerfileCopySources, projectBuildArgs, SOURCE_DATE_EPOCH, staleProjectTags } from './project-image.ts';
+import {
+  defaultImageCacheDir,
+  dependencyLayers,
+  dockerfileCopySources,
+  projectBuildArgs,
+  SOURCE_DATE_EPOCH,
+  staleProjectTags,
+} from './project-image.ts';
 
 describe('the project image build inputs', () => {
   it("are the paths the repository's Dockerfile copies from the build context", () => {
@@ -47,9 +54,10 @@ describe('the reproducible project image build', () => {
     for (const stage of stages) expect(stage).toMatch(/^ARG SOURCE_DATE_EPOCH$/m);
   });
 
-  it('prunes tags by when they were built, not by their (fixed) creation time', () => {
+  it('prunes tags by when they were last used, not by their (fixed) creation time', () => {
     const now = Date.UTC(2026, 10, 28, 12);
     const tag = (k: string) => `localhost/olmv1/olmv1:tree-${k}`;
+    const deps = (k: string) => `localhost/olmv1/olmv1-deps:${k}`;
     const images = [
       { id: '1', names: [tag('new')], created: 0 },
       { id: '2', names: [tag('recent')], created: 0 },
@@ -58,8 +66,38 @@ describe('the reproducible project image build', () => {
       { id: '5', names: [tag('unrecorded-old')], created: 0 },
       { id: '6', names: ['localhost/olmv1/stand-in:x'], created: 0 },
       { id: '7', names: null, created: 0 },
+      { id: '8', names: [deps('kept')], created: 0 },
+      { id: '9', names: [deps('used-recently')], created: 0 },
+      { id: '10', names: [deps('old')], created: 0 },
     ];
-    const builtAt = { [tag('recent')]: now - 5 * 60_000, [tag('old')]: now - 60 * 60_000 };
-    expect(staleProjectTags(images, tag('new'), builtAt, now)).toEqual([tag('old'), tag('unrecorded-old')]);
+    const usedAt = {
+      [tag('recent')]: now - 5 * 60_000,
+      [tag('old')]: now - 60 * 60_000,
+      [deps('kept')]: now - 90 * 60_000,
+      [deps('used-recently')]: now - 60_000,
+      [deps('old')]: now - 90 * 60_000,
+    };
+    expect(staleProjectTags(images, [tag('new'), deps('kept')], usedAt, now)).toEqual([tag('old'), tag('unrecorded-old'), deps('old')]);
+  });
+
+  it("tags the layers of the Dockerfile's npm ci steps, run or taken from the cache", () => {
+    const out = [
+      '[1/2] STEP 4/10: COPY package.json package-lock.json ./',
+      '--> Using cache 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef',
+      '--> 0123456789a',
+      '[1/2] STEP 5/10: RUN npm ci --ignore-scripts',
+      'added 612 packages in 3m',
+      '--> 1111111111a',
+      '[1/2] STEP 6/10: RUN node node_modules/typescript/bin/tsc -p tsconfig.build.json',
+      '--> 2222222222a',
+      '[2/2] STEP 5/9: RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force',
+      '--> Using cache 3333333333a0000000000000000000000000000000000000000000000000000',
+      '--> 3333333333a',
+      '[2/2] STEP 6/9: RUN npm cinnamon',
+      '--> 4444444444a',
+      '[2/2] COMMIT localhost/olmv1/olmv1:tree-k',
+      '--> 5555555555a',
+    ].join('\n');
+    expect(dependencyLayers(out)).toEqual(['1111111111a', '3333333333a']);
   });
 });

@@ -8,7 +8,10 @@
  * reproducible (decision 0139): every time buildah writes (file times in the layers, the
  * config's and history's creation times) is SOURCE_DATE_EPOCH, fixed at 0, and the Dockerfile
  * hands the same value to the tools its steps run; so one tree over one stand-in base gives one
- * digest, whether its steps were cached from another tree's build or run afresh.
+ * digest, whether its steps were cached from another tree's build or run afresh. The layer each
+ * `RUN npm ci` step makes is tagged (DEPENDENCY_REPOSITORY), so that pruning keeps the build
+ * stage's dependencies too and another tree with the same package-lock.json (the previous
+ * release's, docs/release.md) reuses them instead of running `npm ci` again.
  */
 import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
@@ -27,13 +30,19 @@ import { errorMessage } from '../../shared/errors/index.ts';
 /** Repository of the project's image in local storage and in registries. */
 const PROJECT_IMAGE_REPOSITORY = 'olmv1/olmv1';
 const TREE_LABEL = 'org.olmv1.tree';
+/** Tags of the layers the Dockerfile's `RUN npm ci` steps made, by image id: `localhost/<this>:<id>`. */
+const DEPENDENCY_REPOSITORY = 'olmv1/olmv1-deps';
 /**
  * The one time every build writes (seconds since the epoch). Not the commit's time: buildah
  * reuses a cached step whatever time it was written with, so only a time that never changes
  * keeps a build that reuses another tree's `npm ci` equal to a build without cache.
  */
 export const SOURCE_DATE_EPOCH = 0;
-/** When each project image tag was built (wall clock, ms): the images' own times are all SOURCE_DATE_EPOCH. */
+/**
+ * When each project image tag and dependency tag was last built or found (wall clock, ms): the
+ * images' own times are all SOURCE_DATE_EPOCH. The name is older than the meaning: earlier
+ * commits (a previous release's build) read it as build times and prune by it just as well.
+ */
 const BUILD_TIMES_FILE = 'project-image-builds.json';
 
 /** `${XDG_CACHE_HOME:-$HOME/.cache}/olmv1/images`: the buildah storage and its images. */
@@ -131,10 +140,14 @@ async function buildUnlocked(options: ProjectImageOptions): Promise<ProjectImage
   const { key, paths } = await treeKey(options.repoRoot, revision, standIn.key, options.env);
   const tag = `localhost/${PROJECT_IMAGE_REPOSITORY}:tree-${key}`;
   const seconds = (): number => Math.round((performance.now() - started) / 100) / 10;
-  if ((await buildah.imageConfig(tag))?.Labels?.[TREE_LABEL] === key)
+  if ((await buildah.imageConfig(tag))?.Labels?.[TREE_LABEL] === key) {
+    // Found is used: another build's pruning (this tree's or an older commit's) keeps it a while.
+    await recordUse(options.cacheDir, [tag], Date.now()).catch((err: unknown) => options.log(`${tag}: use time not recorded: ${errorMessage(err)}`));
     return { tag, treeKey: key, cached: true, standIn, seconds: seconds(), buildah };
+  }
   options.log(`building ${tag} from ${revision} (${paths.join(', ')}) with buildah`);
   const buildStart = Date.now();
+  const kept = [tag];
   const work = await mkdtemp(join(options.cacheDir, 'context-'));
   try {
     const tar = join(work, 'context.tar');
@@ -145,15 +158,18 @@ async function buildUnlocked(options: ProjectImageOptions): Promise<ProjectImage
     const out = await buildah.run(projectBuildArgs({ context, tag, treeKey: key }));
     const reused = out.split('\n').filter((l) => l.startsWith('--> Using cache')).length;
     options.log(`${tag}: ${reused} step(s) taken from buildah's layer cache`);
+    for (const id of dependencyLayers(out)) {
+      const name = `localhost/${DEPENDENCY_REPOSITORY}:${id}`;
+      await buildah.run(['tag', id, name]);
+      kept.push(name);
+    }
   } finally {
     await rm(work, { recursive: true, force: true });
   }
-  await recordBuildTime(options.cacheDir, tag, buildStart).catch((err: unknown) =>
-    options.log(`${tag}: build time not recorded: ${errorMessage(err)}`),
-  );
+  await recordUse(options.cacheDir, kept, buildStart).catch((err: unknown) => options.log(`${tag}: build time not recorded: ${errorMessage(err)}`));
   // Housekeeping: an image another build or container still uses cannot be removed now; the
   // next build tries again. The new image is built either way.
-  await pruneOlderBuilds(buildah, options.cacheDir, tag, buildStart).catch((err: unknown) =>
+  await pruneOlderBuilds(buildah, options.cacheDir, kept, buildStart).catch((err: unknown) =>
     options.log(`${tag}: older builds not pruned this time: ${errorMessage(err)}`),
   );
   return { tag, treeKey: key, cached: false, standIn, seconds: seconds(), buildah };
@@ -190,7 +206,26 @@ export function projectBuildArgs(input: { context: string; tag: string; treeKey:
   ];
 }
 
-/** Project images younger than this survive another tree's build (one may still wait to be pushed). */
+/**
+ * The image ids `buildah bud --layers` printed for the layers of the Dockerfile's `RUN npm ci`
+ * steps (pure): the `--> <id>` line that ends each such step, whether run or taken from the cache.
+ */
+export function dependencyLayers(budOutput: string): string[] {
+  const ids: string[] = [];
+  let inStep = false;
+  for (const line of budOutput.split('\n')) {
+    const step = /^(?:\[\d+\/\d+\] )?STEP \d+\/\d+: (.*)$/.exec(line);
+    if (step !== null) inStep = /^RUN npm ci\b/.test(step[1] ?? '');
+    const done = /^--> ([0-9a-f]{11,64})$/.exec(line);
+    if (inStep && done !== null) {
+      ids.push(done[1] ?? '');
+      inStep = false;
+    }
+  }
+  return ids;
+}
+
+/** Project images and dependency layers used within this survive another tree's build (one may still wait to be pushed). */
 const KEEP_RECENT_MS = 30 * 60 * 1000;
 
 async function readBuildTimes(cacheDir: string): Promise<Record<string, number>> {
@@ -201,9 +236,10 @@ async function readBuildTimes(cacheDir: string): Promise<Record<string, number>>
   }
 }
 
-/** Notes when `tag` was built (under the build lock, as is every read). */
-async function recordBuildTime(cacheDir: string, tag: string, at: number): Promise<void> {
-  await writeFile(join(cacheDir, BUILD_TIMES_FILE), JSON.stringify({ ...(await readBuildTimes(cacheDir)), [tag]: at }, null, 2) + '\n');
+/** Notes that `tags` were built or found at `at` (under the build lock, as is every read). */
+async function recordUse(cacheDir: string, tags: readonly string[], at: number): Promise<void> {
+  const times = { ...(await readBuildTimes(cacheDir)), ...Object.fromEntries(tags.map((t) => [t, at])) };
+  await writeFile(join(cacheDir, BUILD_TIMES_FILE), JSON.stringify(times, null, 2) + '\n');
 }
 
 /** An image as `buildah images --json` lists it. */
@@ -215,25 +251,31 @@ interface ListedImage {
 }
 
 /**
- * The project image tags to remove (pure): all but `keep` built before `since - KEEP_RECENT_MS`,
- * by `builtAt` (ms), else by the image's creation time (tags built before build times were kept).
+ * The project image and dependency tags to remove (pure): all but `keep` last used before
+ * `since - KEEP_RECENT_MS`, by `usedAt` (ms), else by the image's creation time (tags made
+ * before use times were kept).
  */
-export function staleProjectTags(images: readonly ListedImage[], keep: string, builtAt: Readonly<Record<string, number>>, since: number): string[] {
+export function staleProjectTags(
+  images: readonly ListedImage[],
+  keep: readonly string[],
+  usedAt: Readonly<Record<string, number>>,
+  since: number,
+): string[] {
+  const ours = (n: string): boolean =>
+    n.startsWith(`localhost/${PROJECT_IMAGE_REPOSITORY}:tree-`) || n.startsWith(`localhost/${DEPENDENCY_REPOSITORY}:`);
   return images.flatMap((i) =>
-    (i.names ?? []).filter(
-      (n) => n.startsWith(`localhost/${PROJECT_IMAGE_REPOSITORY}:tree-`) && n !== keep && (builtAt[n] ?? i.created * 1000) < since - KEEP_RECENT_MS,
-    ),
+    (i.names ?? []).filter((n) => ours(n) && !keep.includes(n) && (usedAt[n] ?? i.created * 1000) < since - KEEP_RECENT_MS),
   );
 }
 
 /**
  * Keeps the storage from growing by a copy of every step per build (vfs: about 2 GB a build):
- * removes the other project image tags built more than KEEP_RECENT_MS before `since`, then,
- * round after round, the childless untagged images (what the new image descends from has
- * children; no other build runs meanwhile: the build lock is held). Images' own creation times
- * are all SOURCE_DATE_EPOCH, hence the recorded build times.
+ * removes the other project image and dependency tags last used more than KEEP_RECENT_MS before `since`, then,
+ * round after round, the childless untagged images (what the new image or a dependency tag
+ * descends from has children; no other build runs meanwhile: the build lock is held). Images'
+ * own creation times are all SOURCE_DATE_EPOCH, hence the recorded use times.
  */
-async function pruneOlderBuilds(buildah: Buildah, cacheDir: string, keep: string, since: number): Promise<void> {
+async function pruneOlderBuilds(buildah: Buildah, cacheDir: string, keep: readonly string[], since: number): Promise<void> {
   const list = async (args: string[]): Promise<ListedImage[]> =>
     JSON.parse((await buildah.run(['images', '--json', ...args])) || '[]') as ListedImage[];
   const builtAt = await readBuildTimes(cacheDir);
