@@ -5,7 +5,7 @@
  */
 import { CLUSTER_CATALOG } from '../../pkg/shared/api/index.ts';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';
-import { isConflict, isNotFound, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
+import { isConflict, isNotFound, retryOnConflict, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import { parseDuration } from '../shared/flags.ts';
 import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, type ClusterFlags, clusterFlags, withCluster } from './cluster-access.ts';
 import { type CommandIO, EXIT } from './io.ts';
@@ -126,9 +126,6 @@ export function parseCatalogUpdateArgs(args: readonly string[]) {
   return { name, patch, dryRun, output, cluster: clusterFlags(values, UPDATE_USAGE) };
 }
 
-/** How many times a patch refused for a conflict is read and sent again. */
-const CONFLICT_ATTEMPTS = 5;
-
 /** The cluster, as much of it as `catalog update` uses. */
 interface CatalogUpdateDeps {
   connectCluster(flags: ClusterFlags): Promise<Pick<KubeContext, 'client' | 'close'>>;
@@ -140,37 +137,44 @@ export async function runCatalogUpdate(args: readonly string[], io: CommandIO, d
     const a = parseCatalogUpdateArgs(args);
     const quoted = JSON.stringify(a.name);
     await withCluster(deps.connectCluster(a.cluster), async (kube) => {
-      let updated: KubeObject | undefined;
       // As kubectl's edits: the read and the conditional patch again when someone else (catalogd's
       // status writes, say) changed the catalog in between, a few times at most.
-      for (let attempt = 1; updated === undefined; attempt++) {
-        let current: KubeObject;
-        try {
-          current = await kube.client.get({ ...CLUSTER_CATALOG, name: a.name });
-        } catch (e) {
-          if (isNotFound(e)) throw new CommandError(`ClusterCatalog ${quoted} not found`, EXIT.failed);
-          throw new CommandError(`error reading ClusterCatalog ${quoted}: ${errorMessage(e)}`, EXIT.failed);
-        }
-        const source = (current.spec as { source?: { type?: unknown } } | undefined)?.source;
-        if (source?.type !== 'Image') {
-          throw new CommandError(
-            `ClusterCatalog ${quoted} has source type ${JSON.stringify(source?.type)}; only Image sources can be updated`,
-            EXIT.failed,
-          );
-        }
-        // The resourceVersion read makes the patch a conditional one: what was checked above still holds.
-        const patch = { ...a.patch, metadata: { ...(a.patch['metadata'] as object | undefined), resourceVersion: current.metadata.resourceVersion } };
-        try {
-          updated = await kube.client.patch({ ...CLUSTER_CATALOG, name: a.name }, patch, 'merge', { dryRun: a.dryRun });
-        } catch (e) {
-          if (isNotFound(e)) throw new CommandError(`ClusterCatalog ${quoted} not found`, EXIT.failed);
-          if (isConflict(e) && attempt < CONFLICT_ATTEMPTS) continue;
-          throw new CommandError(`error updating ClusterCatalog ${quoted}: ${errorMessage(e)}`, EXIT.failed);
-        }
-      }
+      const updated = await retryOnConflict(() => patchCatalog(kube.client, a, quoted)).catch((e: unknown) => {
+        throw e instanceof CommandError ? e : new CommandError(`error updating ClusterCatalog ${quoted}: ${errorMessage(e)}`, EXIT.failed);
+      });
       if (a.output !== undefined) io.stdout.write(formatObjects([updated], a.output));
       else io.stdout.write(`updated ClusterCatalog ${a.name}\n`);
       if (a.dryRun) io.stderr.write(`ClusterCatalog ${a.name} not changed (dry run)\n`);
     });
   });
+}
+
+/**
+ * Reads catalog `a.name` and patches it at the read resourceVersion (a conditional patch: what
+ * was checked still holds). A conflict is thrown as the API server's error, to be retried; any
+ * other failure as a CommandError.
+ */
+async function patchCatalog(client: KubeContext['client'], a: ReturnType<typeof parseCatalogUpdateArgs>, quoted: string): Promise<KubeObject> {
+  let current: KubeObject;
+  try {
+    current = await client.get({ ...CLUSTER_CATALOG, name: a.name });
+  } catch (e) {
+    if (isNotFound(e)) throw new CommandError(`ClusterCatalog ${quoted} not found`, EXIT.failed);
+    throw new CommandError(`error reading ClusterCatalog ${quoted}: ${errorMessage(e)}`, EXIT.failed);
+  }
+  const source = (current.spec as { source?: { type?: unknown } } | undefined)?.source;
+  if (source?.type !== 'Image') {
+    throw new CommandError(
+      `ClusterCatalog ${quoted} has source type ${JSON.stringify(source?.type)}; only Image sources can be updated`,
+      EXIT.failed,
+    );
+  }
+  const patch = { ...a.patch, metadata: { ...(a.patch['metadata'] as object | undefined), resourceVersion: current.metadata.resourceVersion } };
+  try {
+    return await client.patch({ ...CLUSTER_CATALOG, name: a.name }, patch, 'merge', { dryRun: a.dryRun });
+  } catch (e) {
+    if (isNotFound(e)) throw new CommandError(`ClusterCatalog ${quoted} not found`, EXIT.failed);
+    if (isConflict(e)) throw e;
+    throw new CommandError(`error updating ClusterCatalog ${quoted}: ${errorMessage(e)}`, EXIT.failed);
+  }
 }

@@ -7,7 +7,7 @@
  */
 import { setStatusCondition, type Condition } from '../../shared/controller/index.ts';
 import type { GateCondition } from '../gating/index.ts';
-import { isConflict, isNoKindMatch, isNotFound, type Informer, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
+import { isNoKindMatch, isNotFound, retryOnConflict, type Informer, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
 
 /** `config.openshift.io/v1` ClusterVersion `version`: `status.desired.version` is the current version. */
 export const CLUSTER_VERSION = { apiVersion: 'config.openshift.io/v1', kind: 'ClusterVersion', name: 'version' } as const;
@@ -57,10 +57,11 @@ export async function setCondition(
   condition: GateCondition,
   options: { fieldManager: string; signal?: AbortSignal; now?: () => Date },
 ): Promise<{ outcome: SetOutcome; conditions: Condition[] }> {
-  for (let attempt = 0; ; attempt++) {
+  const signal = options.signal === undefined ? {} : { signal: options.signal };
+  return retryOnConflict(async () => {
     let obj: KubeObject;
     try {
-      obj = await client.get(ref, options.signal === undefined ? {} : { signal: options.signal });
+      obj = await client.get(ref, signal);
     } catch (err) {
       if (isNoKindMatch(err) || isNotFound(err)) return { outcome: 'absent', conditions: [] };
       throw err;
@@ -68,16 +69,9 @@ export async function setCondition(
     const conditions = conditionsOf(obj);
     if (!setStatusCondition(conditions, condition, options.now)) return { outcome: 'unchanged', conditions };
     const status = { ...((obj.status as Record<string, unknown> | undefined) ?? {}), conditions };
-    try {
-      await client.updateStatus(
-        { ...obj, status },
-        { fieldManager: options.fieldManager, ...(options.signal === undefined ? {} : { signal: options.signal }) },
-      );
-      return { outcome: 'updated', conditions };
-    } catch (err) {
-      if (!isConflict(err) || attempt >= 4) throw err;
-    }
-  }
+    await client.updateStatus({ ...obj, status }, { fieldManager: options.fieldManager, ...signal });
+    return { outcome: 'updated', conditions };
+  }, signal);
 }
 
 /** `apiextensions.k8s.io/v1` CustomResourceDefinition. */
