@@ -1,4 +1,4 @@
-/** Builders of CustomResourceDefinitions for the CRD upgrade-safety unit tests. */
+/** Builders of CustomResourceDefinitions (and Widgets) for unit tests. */
 import type { KubeObject } from '../../pkg/shared/unstructured/index.ts';
 
 /** JSON properties of a schema. */
@@ -49,4 +49,26 @@ export function testCrd(versions: TestVersion[], opts: TestCrdOptions = {}): Kub
     },
     status: { storedVersions: opts.storedVersions ?? [versions[0]?.name ?? 'v1'] },
   };
+}
+
+/** A namespaced CRD `widgets.example.com` (kind Widget) with `versions`: by default v1, served and stored, with no schema. */
+export function widgetCrd(versions: readonly Props[] = [{ name: 'v1', served: true, storage: true }], status?: Props): KubeObject {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'widgets.example.com' },
+    spec: { group: 'example.com', scope: 'Namespaced', names: { kind: 'Widget', plural: 'widgets' }, versions },
+    ...(status === undefined ? {} : { status }),
+  };
+}
+
+/** `widgetCrd` whose one version, v1, stored, has an object `spec` with `properties` (and the schema keys `extra`). */
+export function widgetSchemaCrd(properties: Props, extra: Props = {}): KubeObject {
+  const schema = { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties, ...extra } } } };
+  return widgetCrd([{ name: 'v1', served: true, storage: true, schema }], { storedVersions: ['v1'] });
+}
+
+/** A Widget `name` in namespace `ns` with `spec.replicas`. */
+export function widget(name: string, replicas: number): KubeObject {
+  return { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name, namespace: 'ns' }, spec: { replicas } };
 }

@@ -6,6 +6,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { withOwnerLabels } from '../applier/index.ts';
 import { POLL } from '../../shared/controller/index.ts';
 import { ApiError, type KubeObject } from '../../shared/kube/index.ts';
+import { widgetCrd } from '../../../test/support/crd-builders.ts';
 import { fakeCluster } from '../../../test/support/fake-cluster.ts';
 import { recordingEvents, releaseApplier, withRulesReviews } from '../../../test/support/extension-ports.ts';
 import { extensionState } from '../../../test/support/extension-state.ts';
@@ -101,17 +102,7 @@ describe('preauthorize step', () => {
   });
 
   it('a rendering held as lines asks and reports exactly what its objects as an array do, and stays unparsed', async () => {
-    const crd = {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: 'widgets.example.com' },
-      spec: {
-        group: 'example.com',
-        scope: 'Namespaced',
-        names: { kind: 'Widget', plural: 'widgets' },
-        versions: [{ name: 'v1', served: true, storage: true }],
-      },
-    };
+    const crd = widgetCrd();
     const objects = withOwnerLabels(
       [
         crd,

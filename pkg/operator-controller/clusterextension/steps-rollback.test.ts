@@ -8,6 +8,7 @@ import type { KubeObject } from '../../shared/kube/index.ts';
 import { createBoxcutterApplier, createObjectSetReleases, listRevisions, newestSummary, withOwnerLabels } from '../applier/index.ts';
 import { Manifest, type Release } from '../release/index.ts';
 import { ROLLBACK_ON_FAILURE_ANNOTATION } from '../rollback/index.ts';
+import { widgetCrd } from '../../../test/support/crd-builders.ts';
 import { fakeCluster, type FakeCluster } from '../../../test/support/fake-cluster.ts';
 import { extensionState } from '../../../test/support/extension-state.ts';
 import { MemoryReleaseStore, recordingEvents, releaseApplier } from '../../../test/support/extension-ports.ts';
@@ -20,22 +21,9 @@ const EXT = { name: 'ext', uid: 'u', installNamespace: 'ns' };
 const INSTALLER = { namespace: 'ns', name: 'sa' };
 
 function crd(versions: string[]): KubeObject {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: 'widgets.example.com' },
-    spec: {
-      group: 'example.com',
-      scope: 'Namespaced',
-      names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-      versions: versions.map((name, i) => ({
-        name,
-        served: true,
-        storage: i === versions.length - 1,
-        schema: { openAPIV3Schema: { type: 'object' } },
-      })),
-    },
-  };
+  return widgetCrd(
+    versions.map((name, i) => ({ name, served: true, storage: i === versions.length - 1, schema: { openAPIV3Schema: { type: 'object' } } })),
+  );
 }
 
 function deployment(version: string): KubeObject {

@@ -1,35 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/kube/index.ts';
+import { widget, widgetSchemaCrd } from '../../../test/support/crd-builders.ts';
 import { fakeCluster } from '../../../test/support/fake-cluster.ts';
 import { checkCrdUpgrade } from './check.ts';
 import { StoredVerdictCache } from './stored-cache.ts';
 
-const crd = (replicas: Record<string, unknown>): KubeObject => ({
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'widgets.example.com' },
-  spec: {
-    group: 'example.com',
-    scope: 'Namespaced',
-    names: { kind: 'Widget', plural: 'widgets' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { replicas } } } } },
-      },
-    ],
-  },
-  status: { storedVersions: ['v1'] },
-});
-
-const widget = (name: string, replicas: number): KubeObject => ({
-  apiVersion: 'example.com/v1',
-  kind: 'Widget',
-  metadata: { name, namespace: 'ns' },
-  spec: { replicas },
-});
+const crd = (replicas: Record<string, unknown>): KubeObject => widgetSchemaCrd({ replicas });
 
 const loose = crd({ type: 'integer' });
 const tight = crd({ type: 'integer', maximum: 5 });

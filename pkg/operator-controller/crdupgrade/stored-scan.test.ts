@@ -1,37 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../../shared/kube/index.ts';
+import { widget, widgetSchemaCrd } from '../../../test/support/crd-builders.ts';
 import { fakeCluster } from '../../../test/support/fake-cluster.ts';
 import { checkCrdUpgrade } from './check.ts';
 import { coverableVersions } from './stored-coverable.ts';
 import { storedObjectsVerdict } from './stored-decide.ts';
 import { describeScan, scanStoredObjects } from './stored-scan.ts';
 
-const crd = (spec: Record<string, unknown>, extra: Record<string, unknown> = {}): KubeObject => ({
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'widgets.example.com' },
-  spec: {
-    group: 'example.com',
-    scope: 'Namespaced',
-    names: { kind: 'Widget', plural: 'widgets' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: spec, ...extra } } } },
-      },
-    ],
-  },
-  status: { storedVersions: ['v1'] },
-});
-
-const widget = (name: string, replicas: number): KubeObject => ({
-  apiVersion: 'example.com/v1',
-  kind: 'Widget',
-  metadata: { name, namespace: 'ns' },
-  spec: { replicas },
-});
+const crd = widgetSchemaCrd;
 
 const loose = crd({ replicas: { type: 'integer' }, mode: { type: 'string' } });
 const tight = crd({ replicas: { type: 'integer', maximum: 5 }, mode: { type: 'string' } });

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { parseClusterObjectSet, type ClusterObjectSet, type Condition } from '../../shared/api/index.ts';
 import type { ReconcileContext } from '../../shared/controller/index.ts';
 import { ApiError, type KubeObject } from '../../shared/kube/index.ts';
+import { widgetCrd } from '../../../test/support/crd-builders.ts';
 import { fakeCluster, type FakeCluster } from '../../../test/support/fake-cluster.ts';
 import { clusterObjectSetReconciler } from './controller.ts';
 import { everyRevisionAs, revisionWriters, type WriterFor } from './writer.ts';
@@ -21,17 +22,7 @@ const configMap = (name: string, namespace = NS, labels?: Record<string, string>
   metadata: { name, namespace, ...(labels === undefined ? {} : { labels }) },
   data: { k: 'v' },
 });
-const widgetCrd: KubeObject = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'widgets.example.com' },
-  spec: {
-    group: 'example.com',
-    names: { kind: 'Widget', plural: 'widgets' },
-    scope: 'Namespaced',
-    versions: [{ name: 'v1', served: true, storage: true }],
-  },
-};
+const WIDGET_CRD = widgetCrd();
 const widget: KubeObject = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: NS } };
 
 function seedSet(
@@ -83,7 +74,7 @@ describe('a revision with a kind the cluster does not serve', () => {
     const fc = fakeCluster({ unserved: ['example.com/v1/Widget'] });
     seedSet(fc, 'rev', {
       phases: [
-        { name: 'crds', objects: [{ object: widgetCrd }] },
+        { name: 'crds', objects: [{ object: WIDGET_CRD }] },
         { name: 'deploy', objects: [{ object: widget }] },
       ],
     });

@@ -2,6 +2,7 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLUSTER_OBJECT_SET } from '../../shared/api/index.ts';
 import { Informer, clientListWatch, type KubeObject } from '../../shared/kube/index.ts';
+import { widgetCrd } from '../../../test/support/crd-builders.ts';
 import { fakeCluster, type FakeCluster } from '../../../test/support/fake-cluster.ts';
 import { createObjectSetController } from './controller.ts';
 import { RevisionObjectWatches, revisionsOfEvent, watchTargets } from './watches.ts';
@@ -162,17 +163,7 @@ describe('the ClusterObjectSet controller with its own watches', () => {
 
   it('watches a kind a CRD of an earlier phase defined during the rollout, once the revision succeeded in that reconcile', async () => {
     const fc = fakeCluster();
-    const crd = {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: 'widgets.example.com' },
-      spec: {
-        group: 'example.com',
-        names: { kind: 'Widget', plural: 'widgets' },
-        scope: 'Namespaced',
-        versions: [{ name: 'v1', served: true, storage: true }],
-      },
-    };
+    const crd = widgetCrd();
     const widget = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'ns' }, spec: { size: 1 } };
     // Discovery knows Widget only once its CRD exists, as the API server's does.
     const client = {
