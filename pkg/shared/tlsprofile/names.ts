@@ -53,16 +53,24 @@ export function isKnownCipher(name: string): boolean {
 }
 
 /**
- * Go's (1.23+) default TLS 1.2 suites in its preference order: what a custom profile without
- * `--tls-custom-ciphers` gets upstream.
+ * The TLS 1.2 suites with forward secrecy and an AEAD cipher, in Go's preference order: Mozilla's
+ * intermediate TLS 1.2 list, and the head of Go's defaults.
  */
-export const GO_DEFAULT_TLS12_CIPHERS = [
+export const ECDHE_AEAD_TLS12_CIPHERS = [
   'TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256',
   'TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256',
   'TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384',
   'TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384',
   'TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256',
   'TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256',
+] as const;
+
+/**
+ * Go's (1.23+) default TLS 1.2 suites in its preference order: what a custom profile without
+ * `--tls-custom-ciphers` gets upstream.
+ */
+export const GO_DEFAULT_TLS12_CIPHERS = [
+  ...ECDHE_AEAD_TLS12_CIPHERS,
   'TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA',
   'TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA',
   'TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA',

@@ -4,7 +4,7 @@
  * `intermediate` from its guidelines 6.0 (as upstream embeds), `old` from 5.8.
  */
 import { err, ok, type Result } from '../errors/index.ts';
-import { CURVE_OPENSSL_NAMES, TLS_VERSIONS, type TlsVersionName, isKnownCipher } from './names.ts';
+import { CURVE_OPENSSL_NAMES, ECDHE_AEAD_TLS12_CIPHERS, TLS13_CIPHERS, TLS_VERSIONS, type TlsVersionName, isKnownCipher } from './names.ts';
 
 /** The profile names, as `--tls-profile` takes them (case-insensitively, as upstream). */
 export const PROFILE_NAMES = ['custom', 'intermediate', 'modern', 'old'] as const;
@@ -25,26 +25,17 @@ export interface TlsProfile {
 }
 
 const MOZILLA_CURVES = ['X25519MLKEM768', 'X25519', 'prime256v1', 'secp384r1'];
-const TLS13 = ['TLS_AES_128_GCM_SHA256', 'TLS_AES_256_GCM_SHA384', 'TLS_CHACHA20_POLY1305_SHA256'];
-const INTERMEDIATE_TLS12 = [
-  'TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256',
-  'TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256',
-  'TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384',
-  'TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384',
-  'TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256',
-  'TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256',
-];
 
 /** The named profiles. */
 export const PROFILES: Readonly<Record<Exclude<ProfileName, 'custom'>, TlsProfile>> = {
-  modern: { name: 'modern', minVersion: 'TLSv1.3', ciphers: TLS13, curves: MOZILLA_CURVES },
-  intermediate: { name: 'intermediate', minVersion: 'TLSv1.2', ciphers: [...TLS13, ...INTERMEDIATE_TLS12], curves: MOZILLA_CURVES },
+  modern: { name: 'modern', minVersion: 'TLSv1.3', ciphers: TLS13_CIPHERS, curves: MOZILLA_CURVES },
+  intermediate: { name: 'intermediate', minVersion: 'TLSv1.2', ciphers: [...TLS13_CIPHERS, ...ECDHE_AEAD_TLS12_CIPHERS], curves: MOZILLA_CURVES },
   old: {
     name: 'old',
     minVersion: 'TLSv1.0',
     ciphers: [
-      ...TLS13,
-      ...INTERMEDIATE_TLS12,
+      ...TLS13_CIPHERS,
+      ...ECDHE_AEAD_TLS12_CIPHERS,
       'TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256',
       'TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256',
       'TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA',
