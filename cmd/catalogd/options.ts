@@ -2,7 +2,7 @@
  * catalogd's command-line flags and environment, parsed once into a checked options object.
  * Flag names follow upstream catalogd where the concept is the same.
  */
-import { type ComponentOptions, parseComponentFlags } from '../shared/component-options.ts';
+import { type ComponentOptions, componentFlagsHelp, parseComponentFlags } from '../shared/component-options.ts';
 import { REGISTRIES_CONF_HELP } from '../shared/registries-conf.ts';
 import { logFlagsHelp } from '../shared/logging.ts';
 import type { DecodeLimits } from '../../pkg/shared/fbc/index.ts';
@@ -45,6 +45,9 @@ export interface CatalogdOptions extends ComponentOptions, ServingOptions {
   pollMinuteMs?: number;
 }
 
+/** Upstream's leader election Lease name. */
+const CATALOGD_LEASE = 'catalogd-operator-lock';
+
 /** Upstream catalogd's metrics address when a certificate is given. */
 const METRICS_ADDRESS = ':7443';
 
@@ -80,18 +83,7 @@ Flags:
   --cache-dir DIR                   content store and unpack cache (default /var/cache/catalogd)
   --catalogs-server-addr ADDR       catalog HTTP server address (default :8443)
   --external-address HOST           host clients use, published in status.urls (default catalogd-service.<ns>.svc)
-${servingHelp(METRICS_ADDRESS, 'the catalog API over HTTPS, and the metrics server')}  --health-probe-bind-address ADDR  /healthz and /readyz (default :8081)
-  --leader-elect[=false]            elect one leader to write status (default true)
-  --leader-election-id NAME         Lease name (default catalogd-operator-lock)
-  --leader-elect-lease-duration D   a candidate takes over a Lease unrenewed this long (default 15s)
-  --leader-elect-renew-deadline D   the leader steps down when it could not renew for this long (default 10s)
-  --leader-elect-retry-period D     renewal and candidate retry period (default 2s)
-  --global-pull-secret [NS/]NAME    registry credentials Secret (default namespace: the system namespace)
-  --insecure-registry HOST[:PORT]   reach this registry over plain HTTP (repeatable)
-  --pull-ca-file FILE               extra PEM CA bundle for registries
-  --pull-cas-dir DIR                registry certificates: *.crt CAs, NAME.cert+NAME.key client certificate,
-                                    per registry in DIR/HOST[:PORT]/ too (re-read on change)
-  --gc-interval DURATION            garbage-collection period (default 12h)
+${servingHelp(METRICS_ADDRESS, 'the catalog API over HTTPS, and the metrics server')}${componentFlagsHelp('elect one leader to write status', CATALOGD_LEASE)}  --gc-interval DURATION            garbage-collection period (default 12h)
   --max-concurrent-reconciles N     ClusterCatalogs pulled and stored in parallel (default ${DEFAULT_WORKERS})
   --ingest-timeout DURATION         limit of one catalog's pull and store; a catalog that exceeded it or the
                                     memory of its ingest process is retried after as long at the earliest
@@ -128,7 +120,7 @@ export function parseCatalogdOptions(argv: string[], env: NodeJS.ProcessEnv): Ca
       'feature-gates': { type: 'string', multiple: true },
       'webhook-server-port': { type: 'string' },
     },
-    'catalogd-operator-lock',
+    CATALOGD_LEASE,
   );
   if (parsed === 'help') return 'help';
   const { common, values } = parsed;

@@ -2,7 +2,7 @@
  * operator-controller's command-line flags and environment, parsed once into a checked
  * options object. Flag names follow upstream operator-controller where the concept is the same.
  */
-import { type ComponentOptions, parseComponentFlags } from '../shared/component-options.ts';
+import { type ComponentOptions, componentFlagsHelp, parseComponentFlags } from '../shared/component-options.ts';
 import { REGISTRIES_CONF_HELP } from '../shared/registries-conf.ts';
 import { logFlagsHelp } from '../shared/logging.ts';
 import { parsePositiveDuration, parsePositiveInt } from '../shared/flags.ts';
@@ -71,6 +71,16 @@ export interface OperatorControllerOptions extends ComponentOptions, ServingOpti
   maintenanceWindow?: MaintenanceWindow | undefined;
 }
 
+/**
+ * Upstream operator-controller's leader election durations (OpenShift's conventions) rather
+ * than client-go's: renewing every 26 s instead of 2 s is most of what the leader does at rest
+ * (bench/results/idle.md).
+ */
+const LEADER_ELECTION_DURATIONS = { leaseDurationMs: 137_000, renewDeadlineMs: 107_000, retryPeriodMs: 26_000 };
+
+/** Upstream's leader election Lease name. */
+const OPERATOR_CONTROLLER_LEASE = '9c4404e7.operatorframework.io';
+
 /** Upstream operator-controller's metrics address when a certificate is given. */
 const METRICS_ADDRESS = ':8443';
 
@@ -104,18 +114,7 @@ Flags:
                                     olm.operatorframework.io/maintenance-window start only inside this
                                     window, e.g. "0 2 * * SAT 4h Europe/Berlin" (cron schedule, Go
                                     duration, IANA zone, default UTC; default: none, any time)
-${servingHelp(METRICS_ADDRESS, 'the metrics server')}  --health-probe-bind-address ADDR  /healthz and /readyz (default :8081)
-  --leader-elect[=false]            elect one active replica (default true)
-  --leader-election-id NAME         Lease name (default 9c4404e7.operatorframework.io)
-  --leader-elect-lease-duration D   a candidate takes over a Lease unrenewed this long (default 137s)
-  --leader-elect-renew-deadline D   the leader steps down when it could not renew for this long (default 107s)
-  --leader-elect-retry-period D     renewal and candidate retry period (default 26s)
-  --global-pull-secret [NS/]NAME    registry credentials Secret (default namespace: the system namespace)
-  --insecure-registry HOST[:PORT]   reach this registry over plain HTTP (repeatable)
-  --pull-ca-file FILE               extra PEM CA bundle for registries
-  --pull-cas-dir DIR                registry certificates: *.crt CAs, NAME.cert+NAME.key client certificate,
-                                    per registry in DIR/HOST[:PORT]/ too (re-read on change)
-  --pull-connect-timeout DURATION   bound of connecting to a registry, TLS included (default 10s)
+${servingHelp(METRICS_ADDRESS, 'the metrics server')}${componentFlagsHelp('elect one active replica', OPERATOR_CONTROLLER_LEASE, LEADER_ELECTION_DURATIONS)}  --pull-connect-timeout DURATION   bound of connecting to a registry, TLS included (default 10s)
   --pull-read-timeout DURATION      a registry request fails after this long without data (default 30s)
 ${imageLimitHelp(36, BUNDLE_IMAGE_LIMITS)}${featureGatesHelp(FEATURE_GATES, 36)}  --cluster-version X.Y[.Z]         cluster version for the upgrade gate (olm.maxOpenShiftVersion) where the
                                     config.openshift.io ClusterVersion API is not served
@@ -123,13 +122,6 @@ ${logFlagsHelp(36)}${commonInertFlagsHelp(36)}
 Commands:
   version                           print the version, as upstream's operator-controller version does
 ${REGISTRIES_CONF_HELP}`;
-
-/**
- * Upstream operator-controller's leader election durations (OpenShift's conventions) rather
- * than client-go's: renewing every 26 s instead of 2 s is most of what the leader does at rest
- * (bench/results/idle.md).
- */
-const LEADER_ELECTION_DURATIONS = { leaseDurationMs: 137_000, renewDeadlineMs: 107_000, retryPeriodMs: 26_000 };
 
 /** Parses argv and env; throws Error with a usage message on bad input. */
 export function parseOperatorControllerOptions(argv: string[], env: NodeJS.ProcessEnv): OperatorControllerOptions | 'help' {
@@ -153,7 +145,7 @@ export function parseOperatorControllerOptions(argv: string[], env: NodeJS.Proce
       'maintenance-window': { type: 'string' },
       ...IMAGE_LIMIT_FLAGS,
     },
-    '9c4404e7.operatorframework.io',
+    OPERATOR_CONTROLLER_LEASE,
     LEADER_ELECTION_DURATIONS,
   );
   if (parsed === 'help') return 'help';

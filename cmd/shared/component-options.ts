@@ -113,6 +113,27 @@ export function parseComponentFlags<F extends Record<string, OwnFlag>>(
   };
 }
 
+/**
+ * The help lines of the common flags (COMPONENT_FLAGS) from the health probes to the registries,
+ * in 36 columns: `leaderElect` says what the election is for; the Lease name and the durations are
+ * the component's defaults (default durations: client-go's).
+ */
+export function componentFlagsHelp(leaderElect: string, leaseName: string, durations: LeaderElectionDurations = CLIENT_GO_DURATIONS): string {
+  const s = (ms: number): string => `${ms / 1000}s`;
+  return `  --health-probe-bind-address ADDR  /healthz and /readyz (default :8081)
+  --leader-elect[=false]            ${leaderElect} (default true)
+  --leader-election-id NAME         Lease name (default ${leaseName})
+  --leader-elect-lease-duration D   a candidate takes over a Lease unrenewed this long (default ${s(durations.leaseDurationMs)})
+  --leader-elect-renew-deadline D   the leader steps down when it could not renew for this long (default ${s(durations.renewDeadlineMs)})
+  --leader-elect-retry-period D     renewal and candidate retry period (default ${s(durations.retryPeriodMs)})
+  --global-pull-secret [NS/]NAME    registry credentials Secret (default namespace: the system namespace)
+  --insecure-registry HOST[:PORT]   reach this registry over plain HTTP (repeatable)
+  --pull-ca-file FILE               extra PEM CA bundle for registries
+  --pull-cas-dir DIR                registry certificates: *.crt CAs, NAME.cert+NAME.key client certificate,
+                                    per registry in DIR/HOST[:PORT]/ too (re-read on change)
+`;
+}
+
 /** client-go's defaults, which a flag left unset falls back to when the component has none of its own. */
 const CLIENT_GO_DURATIONS: LeaderElectionDurations = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 };
 
