@@ -21,6 +21,7 @@ import {
   newSessionSecrets,
   streamedCatalog,
   startConsole,
+  tenantSources,
   type CatalogForm,
   type ConsoleSources,
   type StartWatches,
@@ -166,6 +167,7 @@ export function consoleSources(
         return s.state === 'installed' ? { state: s.state, progress: `installed ${s.bundle} (${s.version})` } : s;
       },
       install: (installArgs) => installAs(kube, deps, [...catalogdFlag, ...installArgs]),
+      tenant: tenantSources(kube, { catalogContent: deps.catalogContent, catalogdUrl, log }),
       ...adminSources(kube, deps, catalogdFlag, { systemNamespace, clusterVersion, versionFlag, catalogdUrl }),
     },
   };

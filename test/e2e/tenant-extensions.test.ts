@@ -12,6 +12,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadAll } from 'js-yaml';
+import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { FEATURE_GATE_DEFAULTS } from '../../cmd/operator-controller/options.ts';
 import { fetchBundleFiles } from '../../cmd/olmv1/bundle-image.ts';
@@ -24,6 +25,7 @@ import { clusterExtensionName, installerServiceAccountName } from '../../pkg/ope
 import { connect, isForbidden, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import { requestServiceAccountToken, serviceAccountKubeconfig } from '../envtest/index.ts';
 import { waitUntil } from '../support/bundle-flow.ts';
+import { startConsole } from '../support/console-run.ts';
 import { groupOf, objectExists, offerPackage, replacingChain, useExtensionStack, type BundleSpec } from '../support/extensions.ts';
 
 const run = randomBytes(3).toString('hex');
@@ -484,6 +486,58 @@ describe('tenants install what the administrator allows', () => {
       teamD.close();
     }
   });
+
+  it("as the tenant, in the console's Namespace page in Chromium: installs what the policy allows, sees it Installed live, is refused another namespace in the API server's words, and removes it", async () => {
+    const consoleRun = await startConsole(await tenantKubeconfig(nsA));
+    const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox'] });
+    const errors: string[] = [];
+    try {
+      const page = await (await browser.newContext({ viewport: { width: 1366, height: 900 } })).newPage();
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(consoleRun.url);
+      await page.getByRole('link', { name: 'Namespaces' }).click();
+      await page.getByLabel('Namespace', { exact: true }).fill(nsA);
+      await page.getByRole('button', { name: 'Open' }).click();
+      // What the policy allows, with the versions the catalog serves within its range.
+      const row = page.locator('tr', { has: page.locator(`[data-available="${pkg}"]`) });
+      await expect.poll(() => row.count(), { timeout: 30_000 }).toBe(1);
+      expect(await row.innerText()).toMatch(new RegExp(`${pkg}\\s+1\\.0\\.1, 1\\.0\\.0\\s+<2\\.0\\.0\\s+any\\s+Automatic\\s+tenants-${run}`));
+      await page.getByRole('button', { name: `Install ${pkg}…` }).click();
+      await page.getByLabel('Name of the Extension').fill('from-console');
+      await page.getByLabel('Version').selectOption('1.0.0');
+      await page.getByRole('button', { name: 'Install', exact: true }).click();
+      await expect.poll(() => page.locator('[data-tenant-done]').count(), { timeout: 15_000 }).toBe(1);
+      // The request the page made, as the tenant: an Extension in its namespace, installed by operator-controller.
+      const created = await waitForRequest(teamA, nsA, 'from-console', 'installed 1.0.0', installed(`${pkg}.v1.0.0`));
+      expect(created.obj.spec).toMatchObject({ source: { sourceType: 'Catalog', catalog: { packageName: pkg, version: '1.0.0' } } });
+      // The page shows it Installed from its watch of the namespace's Extensions, without a reload.
+      await expect.poll(() => page.locator('[data-request-state="from-console"]').innerText(), { timeout: 30_000 }).toBe('Installed');
+
+      // Another namespace: the tenant may not read it, and the page says so in the API server's words.
+      await page.goto(`${new URL(consoleRun.url).origin}/#/namespaces/${nsB}`);
+      await expect
+        .poll(() => page.locator('[data-tenant-problem]').allInnerTexts(), { timeout: 15_000 })
+        .toContainEqual(
+          expect.stringContaining(`namespaces "${nsB}" is forbidden: User "system:serviceaccount:${nsA}:tenant" cannot get resource "namespaces"`),
+        );
+
+      // Removal: deleting the request uninstalls (the ClusterExtension goes).
+      await page.goto(`${new URL(consoleRun.url).origin}/#/namespaces/${nsA}`);
+      await page.getByRole('button', { name: 'Remove from-console…' }).click();
+      await page.getByRole('button', { name: 'Remove from-console', exact: true }).click();
+      await expect.poll(() => page.locator('[data-tenant-done]').innerText(), { timeout: 15_000 }).toContain('is being removed');
+      await waitUntil(
+        'the console-made request is uninstalled',
+        async () => !(await objectExists(admin.client, { ...CLUSTER_EXTENSION, name: clusterExtensionName(nsA, 'from-console') })),
+        90_000,
+      );
+      await expect.poll(() => page.locator('[data-request="from-console"]').count(), { timeout: 30_000 }).toBe(0);
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+      await consoleRun.stop();
+    }
+  });
 });
 
 /** Runs an `olmv1` command over the cluster as `kube`. */
@@ -546,9 +600,14 @@ async function olmv1Install(args: string[], kube: KubeContext): Promise<{ code: 
 
 /** A client acting as the `tenant` ServiceAccount of `namespace` (made by tenantNamespace). */
 async function tenantNamespaceClient(namespace: string): Promise<KubeContext> {
+  return connect({ kind: 'file', path: await tenantKubeconfig(namespace) });
+}
+
+/** A kubeconfig file of the namespace's `tenant` ServiceAccount. */
+async function tenantKubeconfig(namespace: string): Promise<string> {
   const cp = inject('envtestControlPlane');
   const dir = await mkdtemp(join(tmpdir(), 'tenant-'));
   dirs.push(dir);
   await writeFile(join(dir, 'kubeconfig'), serviceAccountKubeconfig(cp, await requestServiceAccountToken(cp, namespace, 'tenant')));
-  return connect({ kind: 'file', path: join(dir, 'kubeconfig') });
+  return join(dir, 'kubeconfig');
 }

@@ -8,4 +8,5 @@ export type { StartWatches } from './live.ts';
 export { newSessionSecrets } from './security.ts';
 export { streamedCatalog } from './catalog-source.ts';
 export { consoleWatches, objectWatches } from './watches.ts';
+export { tenantSources } from './tenant-sources.ts';
 export type { CatalogForm } from './admin.ts';

@@ -15,6 +15,7 @@ import { createHubSnapshots } from './hub-snapshot.ts';
 import { guard, SECURITY_HEADERS, type SessionSecrets } from './security.ts';
 import { consoleRoutes, json, send } from './api-routes.ts';
 import { matchRoute } from './routes.ts';
+import { tenantRoutes } from './tenant-routes.ts';
 import { createChangeFeed, type StartWatches } from './live.ts';
 import type { ConsoleCatalog, ConsoleSources } from './sources.ts';
 
@@ -95,15 +96,18 @@ export function consoleApp(o: AppOptions): ConsoleApp {
   // Read at start, so the first visit finds the index built or on its way.
   snapshots.get().catch((e: unknown) => o.log.warn({ err: e }, 'reading the catalogs failed'));
   const feed = createChangeFeed(o.watches ?? (() => undefined));
-  const routes = consoleRoutes({
-    sources: o.sources,
-    secrets: o.secrets,
-    feed,
-    hub: snapshots.get,
-    dropHub: snapshots.drop,
-    page: PAGE,
-    ...(o.signOut === undefined ? {} : { signOut: o.signOut }),
-  });
+  const routes = [
+    ...consoleRoutes({
+      sources: o.sources,
+      secrets: o.secrets,
+      feed,
+      hub: snapshots.get,
+      dropHub: snapshots.drop,
+      page: PAGE,
+      ...(o.signOut === undefined ? {} : { signOut: o.signOut }),
+    }),
+    ...tenantRoutes(o.sources.tenant),
+  ];
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://x');
     const method = req.method ?? 'GET';

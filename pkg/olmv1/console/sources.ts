@@ -8,6 +8,7 @@ import type { CatalogForm, CommandRun } from './admin.ts';
 import type { CatalogWrite } from '../catalog/index.ts';
 import type { StatusReport } from '../status/index.ts';
 import type { HubTile } from './hub-index.ts';
+import type { TenantSources } from './tenant-sources.ts';
 
 /** A catalog's content, loadable one package at a time. */
 export interface ConsoleCatalog {
@@ -87,4 +88,6 @@ export interface ConsoleSources {
   rollback?(extension: string, revision: number): Promise<{ ok: true; report: string } | { ok: false; error: string }>;
   /** The RBAC `olmv1 rbac` computes for the bundle `image` (YAML on stdout, warnings on stderr). */
   bundleRbac?(image: string, installNamespace: string, serviceAccount: string): Promise<CommandRun>;
+  /** A namespace's available packages and Extensions, as its admin (the Namespace page; tenant-sources.ts). */
+  tenant?: TenantSources;
 }

@@ -4,7 +4,7 @@ import { requestSummary } from './requests.ts';
 const ext = (status: Record<string, unknown>) => ({
   apiVersion: 'olm.operatorframework.io/v1alpha1',
   kind: 'Extension',
-  metadata: { name: 'ops', namespace: 'team-a' },
+  metadata: { name: 'ops', namespace: 'team-a', uid: 'u-1' },
   spec: { source: { sourceType: 'Catalog', catalog: { packageName: 'argocd', version: '>=1.0.0' } } },
   status,
 });
@@ -25,6 +25,7 @@ describe('requestSummary', () => {
       ),
     ).toEqual({
       name: 'ops',
+      uid: 'u-1',
       packageName: 'argocd',
       version: '>=1.0.0',
       installed: { bundle: 'argocd.v1.0.0', version: '1.0.0' },

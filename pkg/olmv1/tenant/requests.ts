@@ -10,6 +10,8 @@ import type { KubeContext, KubeObject } from '../../shared/kube/index.ts';
 /** One Extension as `olmv1 extensions` shows it. */
 export interface RequestSummary {
   name: string;
+  /** The request's uid: what a removal is preconditioned on. */
+  uid: string;
   packageName: string;
   /** The version range asked for; empty: any. */
   version: string;
@@ -51,6 +53,7 @@ export function requestSummary(obj: KubeObject): RequestSummary {
         : '';
   return {
     name: obj.metadata.name ?? '',
+    uid: obj.metadata.uid ?? '',
     packageName: spec.source?.catalog?.packageName ?? '',
     version: spec.source?.catalog?.version ?? '',
     installed: bundle === undefined ? undefined : { bundle: bundle.name, version: bundle.version },

@@ -1,4 +1,4 @@
-/** The console's browser entry: PatternFly's page frame and a hash router over the Hub, Package, Install, Installed, extension detail, Catalogs and Cluster pages. */
+/** The console's browser entry: PatternFly's page frame and a hash router over the Hub, Package, Install, Installed, extension detail, Catalogs, Cluster and Namespace pages. */
 import '@patternfly/react-core/dist/styles/base.css';
 import '@patternfly/react-catalog-view-extension/dist/css/react-catalog-view-extension.css';
 import './console.css';
@@ -12,6 +12,7 @@ import { InstalledPage } from './installed.tsx';
 import { PackagePage } from './package-page.tsx';
 import { CatalogsPage } from './catalogs.tsx';
 import { ClusterPage } from './cluster.tsx';
+import { NamespacesPage } from './tenant.tsx';
 import { openEvents, signOutHref, startSession } from './api.ts';
 import { connectChanges, sleep } from './changes.ts';
 import { ChangesProvider } from './use-live.tsx';
@@ -44,6 +45,9 @@ function App() {
         </NavItem>
         <NavItem itemId="cluster" isActive={page === 'cluster'} to="#/cluster">
           Cluster
+        </NavItem>
+        <NavItem itemId="namespaces" isActive={page === 'namespaces'} to="#/namespaces">
+          Namespaces
         </NavItem>
       </NavList>
     </Nav>
@@ -79,6 +83,8 @@ function App() {
         <CatalogsPage />
       ) : page === 'cluster' ? (
         <ClusterPage />
+      ) : page === 'namespaces' ? (
+        <NamespacesPage key={parts[1] ?? ''} namespace={parts[1] ?? ''} />
       ) : (
         <HubPage />
       )}

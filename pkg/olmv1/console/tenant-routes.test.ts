@@ -1,0 +1,134 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { KubeObject } from '../../shared/kube/index.ts';
+import { sessionCookieName } from './security.ts';
+import { startConsole } from './server.ts';
+import type { ConsoleSources } from './sources.ts';
+import type { TenantSources } from './tenant-sources.ts';
+
+const secrets = { token: 'a'.repeat(43), cookie: 'b'.repeat(43), pageKey: 'k'.repeat(43), csrfToken: 'c'.repeat(43), iconKey: 'i'.repeat(43) };
+const created: KubeObject[] = [];
+const deleted: string[] = [];
+const forbidden = (what: string) =>
+  Object.assign(new Error(`${what} is forbidden: User "system:serviceaccount:team-a:tenant" cannot create resource`), { status: 403 });
+
+const tenant: TenantSources = {
+  available: async (namespace) =>
+    namespace === 'locked'
+      ? { ok: false, error: { what: 'namespace locked', message: 'namespaces "locked" is forbidden' } }
+      : {
+          ok: true,
+          value: [
+            {
+              packageName: 'example',
+              policy: 'tenants',
+              versionRange: '<2.0.0',
+              channels: [],
+              catalogs: undefined,
+              installModes: ['OwnNamespace'],
+              upgrades: 'Automatic',
+              versions: [{ version: '1.0.1', catalogs: ['c'] }],
+              unread: [],
+            },
+          ],
+        },
+  requests: async (namespace) => {
+    if (namespace === 'locked') throw forbidden('extensions.olm.operatorframework.io');
+    return [];
+  },
+  createRequest: async (request) => {
+    if (request.metadata.namespace === 'team-b') throw forbidden('extensions.olm.operatorframework.io');
+    created.push(request);
+  },
+  deleteRequest: async (namespace, name, uid) => void deleted.push(`${namespace}/${name} ${uid}`),
+  watchRequests: () => undefined,
+};
+
+let dir: string;
+let running: Awaited<ReturnType<typeof startConsole>>;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'console-tenant-'));
+  const none = async () => [];
+  const sources: ConsoleSources = {
+    listCatalogs: none,
+    loadCatalog: async () => ({ packageNames: [], load: () => ({ packages: [], channels: [], bundles: [], deprecations: [], others: [] }) }),
+    listExtensions: none,
+    getExtension: async () => ({}),
+    extensionEvents: none,
+    releaseHistory: none,
+    crdPreview: async (extension) => ({ extension, crds: [], refusals: [], unchecked: [] }),
+    installerObjects: none,
+    deleteExtension: async () => undefined,
+    installState: () => ({ state: 'waiting', progress: '' }),
+    install: async () => ({ code: 0, stdout: '', stderr: '' }),
+    tenant,
+  };
+  running = await startConsole({
+    port: 0,
+    secrets,
+    assetsDir: dir,
+    log: pino({ level: 'silent' }),
+    catalogTtlMs: 30_000,
+    now: () => Date.now(),
+    sources,
+  });
+});
+afterAll(async () => {
+  await running.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const headers = () => ({ cookie: `${sessionCookieName(new URL(running.origin).port)}=${secrets.cookie}`, 'x-olmv1-session': secrets.pageKey });
+const get = (path: string) => fetch(`${running.origin}${path}`, { headers: headers() });
+const post = (path: string, body: unknown) =>
+  fetch(`${running.origin}${path}`, {
+    method: 'POST',
+    headers: { ...headers(), origin: running.origin, 'x-csrf-token': secrets.csrfToken, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+
+describe("the Namespace page's routes", () => {
+  it('answers what the policies allow and the requests in one document, and what could not be read as problems', async () => {
+    const ok = await get('/api/namespaces/team-a');
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toMatchObject({
+      namespace: 'team-a',
+      available: [{ packageName: 'example', versionRange: '<2.0.0' }],
+      requests: [],
+      problems: [],
+    });
+    const locked = (await (await get('/api/namespaces/locked')).json()) as { problems: string[] };
+    expect(locked.problems).toEqual([
+      'reading namespace locked: namespaces "locked" is forbidden',
+      expect.stringMatching(/^listing Extensions in namespace locked: extensions.olm.operatorframework.io is forbidden/),
+    ]);
+    expect((await get('/api/namespaces/Not_A_Name')).status).toBe(400);
+  });
+
+  it('creates the Extension the form asks for, and answers a refusal with the API server’s status and words', async () => {
+    const res = await post('/api/namespaces/team-a/requests', { name: 'ops', packageName: 'example', version: '1.0.1', channel: '' });
+    expect(res.status).toBe(201);
+    expect(created.at(-1)).toEqual({
+      apiVersion: 'olm.operatorframework.io/v1alpha1',
+      kind: 'Extension',
+      metadata: { name: 'ops', namespace: 'team-a' },
+      spec: { source: { sourceType: 'Catalog', catalog: { packageName: 'example', version: '1.0.1' } } },
+    });
+    const refused = await post('/api/namespaces/team-b/requests', { name: 'ops', packageName: 'example' });
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { error: string }).error).toMatch(/is forbidden: User "system:serviceaccount:team-a:tenant"/);
+    const bad = await post('/api/namespaces/team-a/requests', { name: 'Ops!', packageName: 'example' });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toEqual({ error: "name: lower-case letters, digits and '-', at most 63" });
+    expect(created).toHaveLength(1);
+  });
+
+  it('removes only the request shown (its uid), refusing a removal without one', async () => {
+    expect((await post('/api/namespaces/team-a/requests/ops/remove', {})).status).toBe(400);
+    expect((await post('/api/namespaces/team-a/requests/ops/remove', { uid: 'u-1' })).status).toBe(202);
+    expect(deleted).toEqual(['team-a/ops u-1']);
+  });
+});
