@@ -7,7 +7,6 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import {
   clusterCatalog,
   imageDigestMirrorSet,
@@ -19,10 +18,10 @@ import {
 } from '../../pkg/olmv1/mirror/index.ts';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';
 import { loadFS } from '../../pkg/shared/fbc/index.ts';
-import { CATALOG_CONFIGS_LABEL, createDiskImageCache, createImageClient, type ImageClient } from '../../pkg/shared/image/index.ts';
+import { CATALOG_CONFIGS_LABEL, createDiskImageCache, type ImageClient } from '../../pkg/shared/image/index.ts';
 import type { ProxySelector } from '../../pkg/shared/nodehttp/index.ts';
 import { type CommandIO, EXIT } from './io.ts';
-import { REGISTRY_FLAGS, loadRegistryAccess, registryFlagsHelp } from './registry-access.ts';
+import { parseRegistryCommand, registryFlagsHelp, registryImageClient } from './registry-access.ts';
 
 const USAGE = `Usage: olmv1 catalog mirror <catalog-image> <mirror> [--to-dir DIR] [--name NAME] [--authfile FILE] [--ca-file FILE]
 
@@ -67,26 +66,9 @@ interface CatalogMirrorDeps {
 
 /** Runs `catalog mirror`; see the file comment. */
 export async function runCatalogMirror(args: string[], io: CommandIO, deps: CatalogMirrorDeps): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      options: { ...REGISTRY_FLAGS, 'to-dir': { type: 'string' }, name: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    });
-  } catch (err) {
-    io.stderr.write(`Error: ${errorMessage(err)}\n\n${USAGE}`);
-    return EXIT.usage;
-  }
-  if (parsed.values.help === true) {
-    io.stdout.write(USAGE);
-    return EXIT.ok;
-  }
-  const [catalog, mirrorText, ...extra] = parsed.positionals;
-  if (catalog === undefined || mirrorText === undefined || extra.length > 0) {
-    io.stderr.write(`Error: expected a catalog image and a mirror\n\n${USAGE}`);
-    return EXIT.usage;
-  }
+  const parsed = parseRegistryCommand(args, io, USAGE, 'a catalog image and a mirror', { 'to-dir': { type: 'string' }, name: { type: 'string' } });
+  if (typeof parsed === 'number') return parsed;
+  const [catalog, mirrorText] = parsed.positionals;
   const mirror = parseMirrorPrefix(mirrorText);
   if (!mirror.ok) {
     io.stderr.write(`Error: ${mirror.error}\n`);
@@ -97,19 +79,9 @@ export async function runCatalogMirror(args: string[], io: CommandIO, deps: Cata
     io.stderr.write(`Error: --name ${JSON.stringify(name)}: a name must be a DNS label (lowercase letters, digits and '-'); give --name\n`);
     return EXIT.usage;
   }
-  let access;
-  try {
-    access = await loadRegistryAccess(parsed.values, deps.defaultAuthFile);
-  } catch (err) {
-    io.stderr.write(`Error: ${errorMessage(err)}\n`);
-    return EXIT.usage;
-  }
+  const images = await registryImageClient(io, parsed.values, deps);
+  if (typeof images === 'number') return images;
   const dir = parsed.values['to-dir'] ?? `mirror-${name}`;
-  const images = createImageClient({
-    insecureRegistries: deps.insecureRegistries,
-    ...access,
-    ...(deps.proxy === undefined ? {} : { proxy: deps.proxy }),
-  });
   const work = await mkdtemp(join(tmpdir(), 'olmv1-mirror-'));
   let report: MirrorReport;
   try {

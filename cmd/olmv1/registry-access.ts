@@ -3,13 +3,14 @@
  * $REGISTRY_AUTH_FILE, ~/.docker/config.json, as podman looks them up) and extra CAs (`--ca-file`),
  * both read as size-limited regular files (pkg/shared/localfs).
  */
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { errorMessage, isErrno } from '../../pkg/shared/errors/index.ts';
 import { stat } from 'node:fs/promises';
 import { goQuote } from '../../pkg/gocompat/gotext/index.ts';
 import {
   type BuiltImage,
   type DockerConfig,
+  type ImageClient,
   type ImageReference,
   createImageClient,
   parseDockerConfigJson,
@@ -94,18 +95,8 @@ interface PushTarget {
  * `printed` makes of the digest. Returns the command's exit code.
  */
 export async function pushBuilt(io: CommandIO, target: PushTarget, build: () => Promise<BuiltImage> | BuiltImage): Promise<number> {
-  let access: RegistryAccess;
-  try {
-    access = await loadRegistryAccess(target.values, target.defaultAuthFile);
-  } catch (err) {
-    io.stderr.write(`Error: ${errorMessage(err)}\n`);
-    return EXIT.usage;
-  }
-  const client = createImageClient({
-    insecureRegistries: target.insecureRegistries,
-    ...access,
-    ...(target.proxy === undefined ? {} : { proxy: target.proxy }),
-  });
+  const client = await registryImageClient(io, target.values, target);
+  if (typeof client === 'number') return client;
   try {
     const image = await build();
     const bytes = image.layers.reduce((n, l) => n + l.size, 0);
@@ -121,6 +112,76 @@ export async function pushBuilt(io: CommandIO, target: PushTarget, build: () => 
   }
 }
 
+/** Where the image commands reach registries from: the composition root's settings. */
+interface RegistrySettings {
+  insecureRegistries: string[];
+  defaultAuthFile: string | undefined;
+  proxy?: ProxySelector | undefined;
+}
+
+/**
+ * The image client of the registry flags `values` over `settings`; a flag that cannot be read is
+ * said on stderr and resolves with the usage exit code.
+ */
+export async function registryImageClient(
+  io: CommandIO,
+  values: { authfile?: string; 'ca-file'?: string },
+  settings: RegistrySettings,
+): Promise<ImageClient | number> {
+  let access: RegistryAccess;
+  try {
+    access = await loadRegistryAccess(values, settings.defaultAuthFile);
+  } catch (err) {
+    io.stderr.write(`Error: ${errorMessage(err)}\n`);
+    return EXIT.usage;
+  }
+  return createImageClient({
+    insecureRegistries: settings.insecureRegistries,
+    ...access,
+    ...(settings.proxy === undefined ? {} : { proxy: settings.proxy }),
+  });
+}
+
+const HELP_OPTION = { help: { type: 'boolean', short: 'h' } } as const;
+
+/** What `parseRegistryCommand` parses: the registry flags, -h and the command's `O`. */
+type RegistryCommandValues<O extends ParseArgsOptionsConfig> = ReturnType<
+  typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof REGISTRY_FLAGS & typeof HELP_OPTION & O }>
+>['values'];
+
+/**
+ * Parses an image command's `args`: two positionals (`expected` names them for the usage error),
+ * the registry flags, -h and `options`. Resolves with them, or with the exit code after printing
+ * help (`-h`) or a usage error.
+ */
+export function parseRegistryCommand<const O extends ParseArgsOptionsConfig>(
+  args: string[],
+  io: CommandIO,
+  usage: string,
+  expected: string,
+  options: O,
+): { positionals: [string, string]; values: RegistryCommandValues<O> } | number {
+  let parsed;
+  try {
+    // Typed loosely here (a spread of a generic); the caller gets the precise type.
+    const all: ParseArgsOptionsConfig = { ...REGISTRY_FLAGS, ...HELP_OPTION, ...options };
+    parsed = parseArgs({ args, allowPositionals: true, options: all });
+  } catch (err) {
+    io.stderr.write(`Error: ${errorMessage(err)}\n\n${usage}`);
+    return EXIT.usage;
+  }
+  if (parsed.values['help'] === true) {
+    io.stdout.write(usage);
+    return EXIT.ok;
+  }
+  const [first, second, ...extra] = parsed.positionals;
+  if (first === undefined || second === undefined || extra.length > 0) {
+    io.stderr.write(`Error: expected ${expected}\n\n${usage}`);
+    return EXIT.usage;
+  }
+  return { positionals: [first, second], values: parsed.values as RegistryCommandValues<O> };
+}
+
 /**
  * The arguments of a push command: `<dir> <image-reference>` and the registry flags, the
  * directory checked (`notDirectory` says what is wrong) and the reference parsed. Resolves with
@@ -133,22 +194,9 @@ export async function parsePushArgs(
   dirKind: string,
   notDirectory: (dir: string) => string,
 ): Promise<{ dir: string; ref: string; parsedRef: ImageReference; values: { authfile?: string; 'ca-file'?: string } } | number> {
-  let parsed;
-  try {
-    parsed = parseArgs({ args, allowPositionals: true, options: { ...REGISTRY_FLAGS, help: { type: 'boolean', short: 'h' } } });
-  } catch (err) {
-    io.stderr.write(`Error: ${errorMessage(err)}\n\n${usage}`);
-    return EXIT.usage;
-  }
-  if (parsed.values.help === true) {
-    io.stdout.write(usage);
-    return EXIT.ok;
-  }
-  const [dir, ref, ...extra] = parsed.positionals;
-  if (dir === undefined || ref === undefined || extra.length > 0) {
-    io.stderr.write(`Error: expected ${dirKind} and an image reference\n\n${usage}`);
-    return EXIT.usage;
-  }
+  const parsed = parseRegistryCommand(args, io, usage, `${dirKind} and an image reference`, {});
+  if (typeof parsed === 'number') return parsed;
+  const [dir, ref] = parsed.positionals;
   if ((await stat(dir).catch(() => undefined))?.isDirectory() !== true) {
     io.stderr.write(`Error: ${notDirectory(goQuote(dir))}\n`);
     return EXIT.usage;
