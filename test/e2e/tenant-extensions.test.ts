@@ -99,7 +99,7 @@ afterAll(async () => {
     await client.patch(ref, { metadata: { finalizers: null } }, 'merge').catch(() => undefined);
     await client.delete(ref).catch(() => undefined);
   }
-  for (const name of [`tenants-${run}`, `narrow-${run}`])
+  for (const name of [`tenants-${run}`, `narrow-${run}`, `manual-${run}`])
     await client.delete({ apiVersion: EXTENSION_POLICY.apiVersion, kind: EXTENSION_POLICY.kind, name }).catch(() => undefined);
   for (const d of dirs) await rm(d, { recursive: true, force: true });
   admin?.close();
@@ -484,6 +484,60 @@ describe('tenants install what the administrator allows', () => {
       expect(await objectExists(admin.client, { apiVersion: 'v1', kind: 'ConfigMap', namespace: nsD, name: `${pkg}-settings` })).toBe(false);
     } finally {
       teamD.close();
+    }
+  });
+
+  it("under upgrades: Manual the upgrade waits for the administrator's approval on the ClusterExtension; the tenant's own ServiceAccount is refused for a bundle with objects outside the namespace", async () => {
+    const nsE = `team-e-${run}`;
+    const teamE = await tenantNamespace(nsE, false);
+    try {
+      await admin.client.patch({ apiVersion: 'v1', kind: 'Namespace', name: nsE }, { metadata: { labels: { 'olmv1.test/manual': run } } }, 'merge');
+      const allow = await olmv1(
+        runPolicyAllow,
+        [`manual-${run}`, '--namespaces', `olmv1.test/manual=${run}`, '--package', `${pkg}=<2.0.0`, '--catalog', catalog, '--upgrades', 'Manual'],
+        admin,
+      );
+      expect(allow.code, allow.stderr).toBe(0);
+      // The package has a CRD (cluster-scoped): the tenant's own ServiceAccount may not install it, and nothing is made.
+      await teamE.client.create({
+        ...extension(nsE, 'own-sa', { packageName: pkg }),
+        spec: { source: { sourceType: 'Catalog', catalog: { packageName: pkg } }, serviceAccount: { name: 'tenant' } },
+      });
+      const saRefused = await waitForRequest(teamE, nsE, 'own-sa', 'refused', refused('ServiceAccountNotAllowed'));
+      expect(saRefused.cond('Allowed')?.message).toContain('tenant');
+      await nothingMadeFor(nsE, 'own-sa');
+      await teamE.client.delete({ apiVersion: EXTENSION.apiVersion, kind: EXTENSION.kind, name: 'own-sa', namespace: nsE });
+
+      await teamE.client.create(extension(nsE, 'held', { packageName: pkg, version: '1.0.0' }));
+      await waitForRequest(teamE, nsE, 'held', 'installed 1.0.0', installed(`${pkg}.v1.0.0`));
+      const ref = { apiVersion: EXTENSION.apiVersion, kind: EXTENSION.kind, name: 'held', namespace: nsE };
+      await teamE.client.patch(ref, { spec: { source: { catalog: { version: '1.0.1' } } } }, 'merge');
+      const ceName = clusterExtensionName(nsE, 'held');
+      const waiting = await waitForRequest(teamE, nsE, 'held', 'the upgrade held', (e) =>
+        (e.cond('Allowed')?.message ?? '').includes(`the upgrade to ${pkg}.v1.0.1 waits for the administrator's approval`),
+      );
+      expect(waiting.cond('Allowed')?.message).toContain(`olm.operatorframework.io/approved-bundle=${pkg}.v1.0.1 on ClusterExtension ${ceName}`);
+      expect(waiting.bundle).toBe(`${pkg}.v1.0.0`);
+      expect((await admin.client.get({ ...CLUSTER_EXTENSION, name: ceName })).spec).toMatchObject({ source: { catalog: { version: '1.0.0' } } });
+      // The administrator approves; the tenant cannot (it may not touch ClusterExtensions).
+      await expect(
+        teamE.client.patch(
+          { ...CLUSTER_EXTENSION, name: ceName },
+          { metadata: { annotations: { 'olm.operatorframework.io/approved-bundle': `${pkg}.v1.0.1` } } },
+          'merge',
+        ),
+      ).rejects.toSatisfy(isForbidden);
+      await admin.client.patch(
+        { ...CLUSTER_EXTENSION, name: ceName },
+        { metadata: { annotations: { 'olm.operatorframework.io/approved-bundle': `${pkg}.v1.0.1` } } },
+        'merge',
+      );
+      await waitForRequest(teamE, nsE, 'held', 'upgraded to 1.0.1 once approved', installed(`${pkg}.v1.0.1`));
+      await teamE.client.delete(ref);
+      await waitUntil('the request is uninstalled', async () => !(await objectExists(admin.client, { ...CLUSTER_EXTENSION, name: ceName })), 90_000);
+    } finally {
+      await olmv1(runPolicyRemove, [`manual-${run}`], admin);
+      teamE.close();
     }
   });
 
