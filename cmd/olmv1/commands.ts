@@ -34,8 +34,7 @@ export const commands = new Map<string, Entry>(
       summary: 'validate a catalog directory, build its image without Docker and push it',
       load: async () => {
         const { runCatalogPush } = await import('./catalog-push.ts');
-        return async (args, io) =>
-          runCatalogPush(args, io, { insecureRegistries: insecureRegistries(), defaultAuthFile: defaultAuthFile(), ...(await environmentProxy()) });
+        return async (args, io) => runCatalogPush(args, io, await registrySettings());
       },
     },
     'catalog mirror': {
@@ -43,21 +42,14 @@ export const commands = new Map<string, Entry>(
         'copy a catalog image, its bundles and their related images (with signatures) to a mirror registry, and write the mirror configuration',
       load: async () => {
         const { runCatalogMirror } = await import('./catalog-mirror.ts');
-        return async (args, io) =>
-          runCatalogMirror(args, io, {
-            insecureRegistries: insecureRegistries(),
-            defaultAuthFile: defaultAuthFile(),
-            signal: shutdownSignal(),
-            ...(await environmentProxy()),
-          });
+        return async (args, io) => runCatalogMirror(args, io, { ...(await registrySettings()), signal: shutdownSignal() });
       },
     },
     'bundle push': {
       summary: 'check a registry+v1 bundle directory, build its bundle image without Docker and push it',
       load: async () => {
         const { runBundlePush } = await import('./bundle-push.ts');
-        return async (args, io) =>
-          runBundlePush(args, io, { insecureRegistries: insecureRegistries(), defaultAuthFile: defaultAuthFile(), ...(await environmentProxy()) });
+        return async (args, io) => runBundlePush(args, io, await registrySettings());
       },
     },
     'catalog list': {
@@ -346,6 +338,13 @@ async function environmentProxy(): Promise<{ proxy?: import('../../pkg/shared/no
   const { proxySelector, readProxyEnvironment } = await import('../shared/proxy.ts');
   const proxy = proxySelector(readProxyEnvironment(process.env));
   return proxy === undefined ? {} : { proxy };
+}
+
+/** How the image commands reach registries: the environment's insecure registries, auth file and proxy. */
+async function registrySettings(): Promise<
+  { insecureRegistries: string[]; defaultAuthFile: string | undefined } & Awaited<ReturnType<typeof environmentProxy>>
+> {
+  return { insecureRegistries: insecureRegistries(), defaultAuthFile: defaultAuthFile(), ...(await environmentProxy()) };
 }
 
 /** Registries the CLI may reach without TLS: loopback and `OLMV1_INSECURE_REGISTRIES` (comma-separated host[:port]). */

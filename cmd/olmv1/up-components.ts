@@ -57,30 +57,27 @@ export function componentArgs(
     '--insecure-metrics',
     ...insecure,
   ];
+  // Each component: its entry point, the common flags, its cache, its health port, its own flags and gates.
+  const component = (name: 'catalogd' | 'operator-controller', healthPort: number, own: string[], gates: string[]): string[] => [
+    join(options.repoRoot, `cmd/${name}/main.ts`),
+    ...common,
+    '--cache-dir',
+    join(places.cacheRoot, name),
+    '--health-probe-bind-address',
+    `127.0.0.1:${healthPort}`,
+    ...own,
+    ...featureGatesArgs(gates),
+  ];
+  const server = `127.0.0.1:${places.serverPort}`;
+  const installer = options.defaultInstaller === undefined ? [] : ['--default-install-service-account', options.defaultInstaller];
   return {
-    catalogd: [
-      join(options.repoRoot, 'cmd/catalogd/main.ts'),
-      ...common,
-      '--cache-dir',
-      join(places.cacheRoot, 'catalogd'),
-      '--catalogs-server-addr',
-      `127.0.0.1:${places.serverPort}`,
-      '--external-address',
-      `127.0.0.1:${places.serverPort}`,
-      '--health-probe-bind-address',
-      `127.0.0.1:${places.catalogdHealth}`,
-      ...featureGatesArgs(options.featureGates.catalogd),
-    ],
-    operatorController: [
-      join(options.repoRoot, 'cmd/operator-controller/main.ts'),
-      ...common,
-      '--cache-dir',
-      join(places.cacheRoot, 'operator-controller'),
-      '--health-probe-bind-address',
-      `127.0.0.1:${places.controllerHealth}`,
-      ...(options.defaultInstaller === undefined ? [] : ['--default-install-service-account', options.defaultInstaller]),
-      ...featureGatesArgs(options.featureGates.operatorController),
-    ],
+    catalogd: component(
+      'catalogd',
+      places.catalogdHealth,
+      ['--catalogs-server-addr', server, '--external-address', server],
+      options.featureGates.catalogd,
+    ),
+    operatorController: component('operator-controller', places.controllerHealth, installer, options.featureGates.operatorController),
   };
 }
 
@@ -106,29 +103,24 @@ export async function startComponents(options: ComponentsOptions): Promise<Compo
   await mkdir(options.logDir, { recursive: true });
   const args = componentArgs(options, { serverPort, catalogdHealth, controllerHealth, cacheRoot: ws.dir });
 
-  const catalogd = await startProcess({
-    name: 'catalogd',
-    command: options.node,
-    args: args.catalogd,
-    logPath: join(options.logDir, 'catalogd.log'),
-    reaper: ws.reaper,
-    env: options.env,
-  });
-  ws.track(() => catalogd);
+  // One component: started with its log in the log directory, tracked by the workspace, healthy.
+  const start = async (name: string, argv: string[], healthUrl: string, probe: string): Promise<ManagedProcess> => {
+    const proc = await startProcess({
+      name,
+      command: options.node,
+      args: argv,
+      logPath: join(options.logDir, `${name}.log`),
+      reaper: ws.reaper,
+      env: options.env,
+    });
+    ws.track(() => proc);
+    await waitHealthy(proc, `${healthUrl}${probe}`);
+    return proc;
+  };
   const catalogdHealthUrl = `http://127.0.0.1:${catalogdHealth}`;
-  await waitHealthy(catalogd, `${catalogdHealthUrl}/healthz`);
-
-  const operatorController = await startProcess({
-    name: 'operator-controller',
-    command: options.node,
-    args: args.operatorController,
-    logPath: join(options.logDir, 'operator-controller.log'),
-    reaper: ws.reaper,
-    env: options.env,
-  });
-  ws.track(() => operatorController);
+  const catalogd = await start('catalogd', args.catalogd, catalogdHealthUrl, '/healthz');
   const operatorControllerHealthUrl = `http://127.0.0.1:${controllerHealth}`;
-  await waitHealthy(operatorController, `${operatorControllerHealthUrl}/readyz`);
+  const operatorController = await start('operator-controller', args.operatorController, operatorControllerHealthUrl, '/readyz');
 
   return {
     catalogd,
