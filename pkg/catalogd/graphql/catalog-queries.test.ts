@@ -1,10 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Meta } from '../../shared/fbc/types.ts';
-import { LocalDirStore, type StoredVersion } from '../storage/index.ts';
+import type { LocalDirStore, StoredVersion } from '../storage/index.ts';
+import { storeWith } from '../../../test/support/catalog-store.ts';
 import { CatalogQueries } from './catalog-queries.ts';
 
 const BUNDLES = 300;
@@ -24,24 +21,22 @@ function bundle(i: number): Meta {
 const errorsOf = (answer: string | undefined): unknown => JSON.parse(answer ?? 'null') as unknown;
 
 describe('CatalogQueries bounds', () => {
-  let root: string;
   let store: LocalDirStore;
   let v: StoredVersion;
+  let remove: () => Promise<void>;
 
   beforeAll(async () => {
-    root = await mkdtemp(join(tmpdir(), 'graphql-bounds-'));
-    store = new LocalDirStore({ root, ingest: () => Promise.reject(new Error('unused')), logger: pino({ level: 'silent' }) });
-    await store.open();
-    const metas = Array.from({ length: BUNDLES }, (_, i) => bundle(i));
-    await store.store('big', { digest: `sha256:${'b'.repeat(64)}`, ref: 'r.test/big', unpackedAt: '2026-01-01T00:00:00Z' }, { metas });
-    const stored = store.get('big');
-    if (stored === undefined) throw new Error('not stored');
-    v = stored;
+    ({
+      store,
+      version: v,
+      remove,
+    } = await storeWith(
+      'graphql-bounds-',
+      'big',
+      Array.from({ length: BUNDLES }, (_, i) => bundle(i)),
+    ));
   });
-  afterAll(async () => {
-    await store.close();
-    await rm(root, { recursive: true, force: true });
-  });
+  afterAll(() => remove());
 
   it('pages through a schema in catalog order', async () => {
     const q = new CatalogQueries();

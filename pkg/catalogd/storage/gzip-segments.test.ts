@@ -1,5 +1,4 @@
-import { mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32, gunzipSync } from 'node:zlib';
 import pino from 'pino';
@@ -8,10 +7,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Meta } from '../../shared/fbc/types.ts';
 import { buildCatalogServer } from '../server/index.ts';
 import { exchange } from '../../../test/support/http-exchange.ts';
+import { openStore, storeWith } from '../../../test/support/catalog-store.ts';
 import { CONTENT_FILES } from './content-writer.ts';
 import { GZIP_FRAME_HEAD, GZIP_FRAME_TAIL, frameDeflateInPlace } from './gzip-framing.ts';
 import { MAX_PACKAGE_GZIP } from './gzip-segments.ts';
-import { LocalDirStore } from './local-dir-store.ts';
+import type { LocalDirStore } from './local-dir-store.ts';
 import type { VersionInfo } from './stored-version.ts';
 import type { StoredVersion } from './stored-version.ts';
 
@@ -45,17 +45,12 @@ describe('catalog.jsonl.gz in package segments', () => {
   let root: string;
   let store: LocalDirStore;
   let version: StoredVersion;
+  let remove: () => Promise<void>;
 
   beforeEach(async () => {
-    root = await mkdtemp(join(tmpdir(), 'segments-test-'));
-    store = new LocalDirStore({ root, ingest: () => Promise.reject(new Error('unused')), logger: pino({ level: 'silent' }) });
-    await store.open();
-    version = await store.store('cat', INFO, { metas: BLOBS });
+    ({ root, store, version, remove } = await storeWith('segments-test-', 'cat', BLOBS, INFO));
   });
-  afterEach(async () => {
-    await store.close();
-    await rm(root, { recursive: true, force: true });
-  });
+  afterEach(() => remove());
 
   async function answer(pkg: string): Promise<string> {
     const ranges = (await version.index()).lookup({ schema: '', package: pkg, name: '' });
@@ -117,8 +112,7 @@ describe('catalog.jsonl.gz in package segments', () => {
     // The earlier layout: members in a separate packages.jsonl.gz, now ignored.
     await writeFile(indexFile, JSON.stringify({ ...current, packageGzip: (current['packages'] as string[]).flatMap(() => [0, 10]) }));
     await store.close();
-    const reopened = new LocalDirStore({ root, ingest: () => Promise.reject(new Error('unused')), logger: pino({ level: 'silent' }) });
-    await reopened.open();
+    const reopened = await openStore(root);
     const app = buildCatalogServer({ content: reopened, logger: pino({ level: 'silent' }), registry: new Registry() });
     try {
       const v = reopened.get('cat');
