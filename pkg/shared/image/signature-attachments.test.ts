@@ -3,13 +3,13 @@
 // layers are verified with the policy's public key, and a missing, foreign or malformed
 // attachment refuses the pull. (Signatures made by real tools: test/integration/signature-policy.test.ts.)
 import { generateKeyPairSync, sign } from 'node:crypto';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeRegistry, type FakeRegistry } from '../../../test/support/fake-registry.ts';
+import { imageTestBed } from '../../../test/support/image-test-bed.ts';
 import { buildImage } from './build.ts';
 import { createImageClient, type ImageClient } from './client.ts';
+import { deleteReadOnly } from './fs-tree.ts';
 import { sha256Digest } from './digest.ts';
 import { HttpTransport } from './http-transport.ts';
 import { RegistryAuth } from './registry-auth.ts';
@@ -21,36 +21,29 @@ const trusted = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const stranger = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const pemOf = (k: typeof trusted): string => k.publicKey.export({ type: 'spki', format: 'pem' }).toString();
 
-let dir: string;
-let registry: FakeRegistry;
+const bed = imageTestBed('olmv1-sig-attach-', deleteReadOnly);
 let paths: SignaturePolicyPaths;
 let client: ImageClient;
 
 beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'olmv1-sig-attach-'));
-  registry = await startFakeRegistry();
-  paths = { systemPolicy: join(dir, 'policy.json'), systemRegistriesDir: join(dir, 'registries.d') };
+  paths = { systemPolicy: join(bed.dir, 'policy.json'), systemRegistriesDir: join(bed.dir, 'registries.d') };
   await mkdir(paths.systemRegistriesDir);
   await writeFile(join(paths.systemRegistriesDir, 'a.yaml'), 'default-docker:\n  use-sigstore-attachments: true\n');
-  client = createImageClient({ insecureRegistries: [registry.host], signaturePolicy: paths });
+  client = createImageClient({ insecureRegistries: [bed.registry.host], signaturePolicy: paths });
 });
 
-afterEach(async () => {
-  client.close();
-  await registry.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterEach(() => client.close());
 
 async function setPolicy(key: typeof trusted): Promise<void> {
   const req = { type: 'sigstoreSigned', keyData: Buffer.from(pemOf(key)).toString('base64') };
-  await writeFile(paths.systemPolicy, JSON.stringify({ default: [{ type: 'reject' }], transports: { docker: { [registry.host]: [req] } } }));
+  await writeFile(paths.systemPolicy, JSON.stringify({ default: [{ type: 'reject' }], transports: { docker: { [bed.registry.host]: [req] } } }));
 }
 
 /** Pushes a small image to `repo:v1` and returns its manifest digest. */
 async function pushImage(repo: string): Promise<string> {
-  const pusher = createImageClient({ insecureRegistries: [registry.host] });
+  const pusher = createImageClient({ insecureRegistries: [bed.registry.host] });
   try {
-    return await pusher.push(`${registry.host}/${repo}:v1`, buildImage({ files: new Map([['a.txt', Buffer.from(repo)]]) }));
+    return await pusher.push(`${bed.registry.host}/${repo}:v1`, buildImage({ files: new Map([['a.txt', Buffer.from(repo)]]) }));
   } finally {
     pusher.close();
   }
@@ -63,9 +56,9 @@ async function attach(
   layers: Array<{ mediaType: string; payload: Buffer; annotations: Record<string, string> }>,
   mediaType = 'application/vnd.oci.image.manifest.v1+json',
 ): Promise<void> {
-  const transport = new HttpTransport({ insecureRegistries: [registry.host] });
+  const transport = new HttpTransport({ insecureRegistries: [bed.registry.host] });
   const rc = new RegistryClient(transport, new RegistryAuth(transport, undefined));
-  const target = { domain: registry.host, path: repo, name: `${registry.host}/${repo}` };
+  const target = { domain: bed.registry.host, path: repo, name: `${bed.registry.host}/${repo}` };
   try {
     const config = Buffer.from('{}');
     for (const blob of [config, ...layers.map((l) => l.payload)]) await rc.uploadBlob(target, sha256Digest(blob), blob);
@@ -116,18 +109,18 @@ describe('sigstore attachments', () => {
   it('accepts an image whose attachment is signed by the trusted key; refuses another key and no attachment', async () => {
     await setPolicy(trusted);
     const good = await pushImage('good');
-    await attach('good', good, [signature(trusted, good, `${registry.host}/good:v1`)]);
-    expect(await verdict(`${registry.host}/good:v1`)).toBe('accepted');
-    expect(registry.requests).toContain(`GET /v2/good/manifests/${good.replace(':', '-')}.sig`);
+    await attach('good', good, [signature(trusted, good, `${bed.registry.host}/good:v1`)]);
+    expect(await verdict(`${bed.registry.host}/good:v1`)).toBe('accepted');
+    expect(bed.registry.requests).toContain(`GET /v2/good/manifests/${good.replace(':', '-')}.sig`);
 
     const bad = await pushImage('bad');
-    await attach('bad', bad, [signature(stranger, bad, `${registry.host}/bad:v1`)]);
-    expect(await verdict(`${registry.host}/bad:v1`)).toBe(
+    await attach('bad', bad, [signature(stranger, bad, `${bed.registry.host}/bad:v1`)]);
+    expect(await verdict(`${bed.registry.host}/bad:v1`)).toBe(
       'error copying image: Source image rejected: cryptographic signature verification failed: invalid signature when validating ASN.1 encoded signature',
     );
 
     await pushImage('none');
-    expect(await verdict(`${registry.host}/none:v1`)).toBe(
+    expect(await verdict(`${bed.registry.host}/none:v1`)).toBe(
       'error copying image: Source image rejected: A signature was required, but no signature exists',
     );
   });
@@ -135,29 +128,29 @@ describe('sigstore attachments', () => {
   it('reads no attachments where registries.d does not enable them', async () => {
     await setPolicy(trusted);
     const good = await pushImage('off');
-    await attach('off', good, [signature(trusted, good, `${registry.host}/off:v1`)]);
-    await writeFile(join(paths.systemRegistriesDir, 'a.yaml'), `docker:\n  ${registry.host}/off:\n    use-sigstore-attachments: false\n`);
-    expect(await verdict(`${registry.host}/off:v1`)).toBe(
+    await attach('off', good, [signature(trusted, good, `${bed.registry.host}/off:v1`)]);
+    await writeFile(join(paths.systemRegistriesDir, 'a.yaml'), `docker:\n  ${bed.registry.host}/off:\n    use-sigstore-attachments: false\n`);
+    expect(await verdict(`${bed.registry.host}/off:v1`)).toBe(
       'error copying image: Source image rejected: A signature was required, but no signature exists',
     );
-    expect(registry.requests.some((r) => r.startsWith('GET ') && r.includes('.sig'))).toBe(false);
+    expect(bed.registry.requests.some((r) => r.startsWith('GET ') && r.includes('.sig'))).toBe(false);
   });
 
   it('a signature of another image, or an attachment manifest of another type, refuses the pull', async () => {
     await setPolicy(trusted);
     const digest = await pushImage('copied');
-    await attach('copied', digest, [signature(trusted, `sha256:${'0'.repeat(64)}`, `${registry.host}/copied:v1`)]);
-    expect(await verdict(`${registry.host}/copied:v1`)).toBe(
+    await attach('copied', digest, [signature(trusted, `sha256:${'0'.repeat(64)}`, `${bed.registry.host}/copied:v1`)]);
+    expect(await verdict(`${bed.registry.host}/copied:v1`)).toBe(
       `error copying image: Source image rejected: Signature for digest sha256:${'0'.repeat(64)} does not match`,
     );
     const other = await pushImage('docker-type');
     await attach(
       'docker-type',
       other,
-      [signature(trusted, other, `${registry.host}/docker-type:v1`)],
+      [signature(trusted, other, `${bed.registry.host}/docker-type:v1`)],
       'application/vnd.docker.distribution.manifest.v2+json',
     );
-    expect(await verdict(`${registry.host}/docker-type:v1`)).toMatch(
+    expect(await verdict(`${bed.registry.host}/docker-type:v1`)).toMatch(
       /^error copying image: Source image rejected: unexpected MIME type for sigstore attachment manifest sha256-[0-9a-f]{64}\.sig in .*: "application\/vnd\.docker\.distribution\.manifest\.v2\+json"$/,
     );
   });
