@@ -6,6 +6,7 @@
 import pino from 'pino';
 import type { ClusterExtension } from '../../pkg/shared/api/index.ts';
 import type { ExtensionState } from '../../pkg/operator-controller/clusterextension/index.ts';
+import { Manifest, type Release, type ReleaseBundle } from '../../pkg/operator-controller/release/index.ts';
 
 /**
  * A fresh state; `spec` fields and state fields given here replace the defaults. The working
@@ -34,4 +35,33 @@ export function extensionState(o: { spec?: Record<string, unknown>; name?: strin
     ...rest,
     ce,
   };
+}
+
+/** Bundle `p.v<version>` of package `p`, image `img:<version>`. */
+export function bundleOfP(version: string): ReleaseBundle {
+  return { package: 'p', name: `p.v${version}`, version, image: `img:${version}` };
+}
+
+/**
+ * `extensionState` with `annotations` on the extension and a deployed release (revision 1, one
+ * ConfigMap `old` in ns) of bundle `installedVersion` of package p; nothing installed when null.
+ */
+export function deployedState(annotations: Record<string, string> | undefined, installedVersion: string | null = '1.0.0'): ExtensionState {
+  const release =
+    installedVersion === null
+      ? undefined
+      : ({
+          extension: 'ext',
+          revision: 1,
+          status: 'deployed',
+          bundle: bundleOfP(installedVersion),
+          manifest: Manifest.ofObjects([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'old', namespace: 'ns' }, data: { a: 'old' } }]),
+          properties: [],
+        } as unknown as Release);
+  const base = extensionState();
+  return extensionState({
+    ce: { ...base.ce, metadata: { ...base.ce.metadata, ...(annotations === undefined ? {} : { annotations }) } },
+    history: release === undefined ? [] : [release],
+    ...(release === undefined ? {} : { installed: release }),
+  });
 }

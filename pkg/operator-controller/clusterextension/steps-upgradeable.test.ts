@@ -4,33 +4,17 @@
 import { describe, expect, it } from 'vitest';
 import type { EventRecorder, KubeObject } from '../../shared/kube/index.ts';
 import { UPGRADEABLE_ANNOTATION, UPGRADEABLE_MESSAGE_ANNOTATION } from '../gating/index.ts';
-import { Manifest, type Release, type ReleaseBundle } from '../release/index.ts';
+import { Manifest } from '../release/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { makePlan } from './plan.ts';
 import { upgradeableStep } from './steps-upgradeable.ts';
-import { extensionState } from '../../../test/support/extension-state.ts';
+import { bundleOfP, deployedState } from '../../../test/support/extension-state.ts';
 
-const bundle = (version: string): ReleaseBundle => ({ package: 'p', name: `p.v${version}`, version, image: `img:${version}` });
+const bundle = bundleOfP;
 const configMap = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns' }, data: { a: name } });
 
 function stateFor(annotations: Record<string, string> | undefined, to: string, installedVersion: string | null = '1.0.0'): ExtensionState {
-  const release =
-    installedVersion === null
-      ? undefined
-      : ({
-          extension: 'ext',
-          revision: 1,
-          status: 'deployed',
-          bundle: bundle(installedVersion),
-          manifest: Manifest.ofObjects([configMap('old')]),
-          properties: [],
-        } as unknown as Release);
-  const base = extensionState();
-  const state = extensionState({
-    ce: { ...base.ce, metadata: { ...base.ce.metadata, ...(annotations === undefined ? {} : { annotations }) } },
-    history: release === undefined ? [] : [release],
-    ...(release === undefined ? {} : { installed: release }),
-  });
+  const state = deployedState(annotations, installedVersion);
   state.plan = makePlan(state, { bundle: bundle(to) }, { objects: Manifest.ofObjects([configMap('new')]), properties: [] });
   return state;
 }
