@@ -387,6 +387,26 @@ describe('olmv1 console: the day-one workflow against the real stack', () => {
     await page.locator('section[aria-labelledby="release-history-heading"]').screenshot({ path: join(SHOTS, 'console-day-one-rollback.png') });
   }, 300_000);
 
+  it("creates a Greeting from the operator's example (alm-examples): the CRD's schema refuses a wrong type before anything is written, then the edited example is created as the user", async () => {
+    const greeting = { apiVersion: 'demo.example.com/v1', kind: 'Greeting', namespace: NAMESPACE, name: 'hello' };
+    await page.getByRole('button', { name: 'Create Greeting…' }).click();
+    const yaml = page.getByLabel('YAML');
+    expect(await yaml.inputValue()).toBe(
+      'apiVersion: demo.example.com/v1\nkind: Greeting\nmetadata:\n  name: hello\nspec:\n  message: Hello from OLM v1\n',
+    );
+    await yaml.fill('apiVersion: demo.example.com/v1\nkind: Greeting\nmetadata:\n  name: hello\nspec:\n  message: 5\n');
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    const refusal = page.locator('[data-instance-error]');
+    await expect.poll(() => refusal.count(), { timeout: 15_000 }).toBe(1);
+    expect(await refusal.innerText()).toContain('spec.message in body must be of type string');
+    expect(await exists(greeting)).toBe(false);
+    await yaml.fill('apiVersion: demo.example.com/v1\nkind: Greeting\nmetadata:\n  name: hello\nspec:\n  message: Hello from the console\n');
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await expect.poll(() => page.locator('[data-instance-done]').count(), { timeout: 15_000 }).toBe(1);
+    expect(await page.locator('[data-instance-done]').innerText()).toContain(`Greeting ${NAMESPACE}/hello created`);
+    expect((await kube.client.get(greeting)).spec).toEqual({ message: 'Hello from the console' });
+  }, 120_000);
+
   it('uninstalls after the preview; operator-controller removes the extension and its objects and keeps the CRD, as the preview said', async () => {
     await page.getByRole('button', { name: 'Uninstall…' }).click();
     await expect.poll(() => page.locator('[data-uninstall-preview="ready"]').count(), { timeout: 30_000 }).toBe(1);

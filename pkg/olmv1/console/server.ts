@@ -16,6 +16,7 @@ import { guard, SECURITY_HEADERS, type SessionSecrets } from './security.ts';
 import { consoleRoutes, json, send } from './api-routes.ts';
 import { matchRoute } from './routes.ts';
 import { tenantRoutes } from './tenant-routes.ts';
+import { instanceRoutes } from './instance-routes.ts';
 import { createChangeFeed, type StartWatches } from './live.ts';
 import type { ConsoleCatalog, ConsoleSources } from './sources.ts';
 
@@ -107,6 +108,7 @@ export function consoleApp(o: AppOptions): ConsoleApp {
       ...(o.signOut === undefined ? {} : { signOut: o.signOut }),
     }),
     ...tenantRoutes(o.sources.tenant),
+    ...instanceRoutes({ sources: o.sources, hub: snapshots.get }),
   ];
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://x');

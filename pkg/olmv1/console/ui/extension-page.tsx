@@ -27,6 +27,7 @@ import { useLive } from './use-live.tsx';
 import { ReleaseHistory, ReleaseObjects } from './release.tsx';
 import { Table } from './table.tsx';
 import { UpgradePlan } from './upgrade.tsx';
+import { CreateInstance } from './create-instance.tsx';
 
 export { Table };
 
@@ -282,6 +283,7 @@ export function ExtensionPage({ name }: { name: string }) {
         />
       )}
       {!d.deleting && !requested && <UpgradePlan name={name} installed={`${d.row.version}/${d.releases.length}`} />}
+      {!d.deleting && !requested && <CreateInstance name={name} installed={d.row.version} />}
       <Title headingLevel="h2">Conditions</Title>
       {d.conditions.length === 0 ? (
         <p>No conditions yet: operator-controller has not reconciled it.</p>
