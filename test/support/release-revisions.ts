@@ -1,4 +1,4 @@
-/** Builders of release revisions and CRDs for the rollback unit tests. */
+/** Builders of release revisions and CRDs for the rollback and upgrade-gate unit tests. */
 import type { KubeObject } from '../../pkg/shared/unstructured/index.ts';
 import type { Release } from '../../pkg/operator-controller/release/index.ts';
 import { Manifest } from '../../pkg/operator-controller/release/index.ts';
@@ -41,5 +41,19 @@ export function crd(
       })),
     },
     ...(storedVersions === undefined ? {} : { status: { storedVersions } }),
+  };
+}
+
+/** The deployed revision 1 of `extension` (package of the same name): bundle `bundle`, no objects, `olm.maxOpenShiftVersion` `max`. */
+export function cappedRelease(extension: string, bundle: string, max: string): Release {
+  return {
+    extension,
+    extensionUID: 'u',
+    revision: 1,
+    status: 'deployed',
+    bundle: { package: extension, name: bundle, version: '1.0.0', image: `registry.example/${bundle}` },
+    manifest: Manifest.ofObjects([]),
+    properties: [{ type: 'olm.maxOpenShiftVersion', value: max }],
+    description: 'Install complete',
   };
 }

@@ -19,8 +19,8 @@ import {
   type GateState,
 } from './steps.ts';
 import type { Step } from '../../shared/controller/index.ts';
-import { Manifest } from '../release/index.ts';
 import { summaryOf } from '../revisions/index.ts';
+import { cappedRelease } from '../../../test/support/release-revisions.ts';
 
 const ext = (status: object, uid = 'u1'): KubeObject => ({
   apiVersion: 'olm.operatorframework.io/v1',
@@ -70,16 +70,7 @@ describe('gateRateLimiter', () => {
 
 const cluster = parseClusterVersion('4.18');
 if (!cluster.ok) throw new Error(cluster.error);
-const release = (extension: string, bundle: string, max: string): Release => ({
-  extension,
-  extensionUID: 'u',
-  revision: 1,
-  status: 'deployed',
-  bundle: { package: extension, name: bundle, version: '1.0.0', image: `registry.example/${bundle}` },
-  manifest: Manifest.ofObjects([]),
-  properties: [{ type: 'olm.maxOpenShiftVersion', value: max }],
-  description: 'Install complete',
-});
+const release = cappedRelease;
 const named = (name: string, status: object): KubeObject => ({ ...ext(status, `uid-${name}`), metadata: { name, uid: `uid-${name}` } });
 
 /**

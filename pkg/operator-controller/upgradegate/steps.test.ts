@@ -19,8 +19,8 @@ import {
   type GateState,
   type VerdictStepPorts,
 } from './steps.ts';
-import { Manifest } from '../release/index.ts';
 import { summaryOf } from '../revisions/index.ts';
+import { cappedRelease } from '../../../test/support/release-revisions.ts';
 
 function minor(text: string): ClusterMinor {
   const parsed = parseClusterVersion(text);
@@ -222,16 +222,7 @@ describe('clusterVersionStep', () => {
   });
 });
 
-const release = (extension: string, bundle: string, max: string): Release => ({
-  extension,
-  extensionUID: 'u',
-  revision: 1,
-  status: 'deployed',
-  bundle: { package: extension, name: bundle, version: '1.0.0', image: `registry.example/${bundle}` },
-  manifest: Manifest.ofObjects([]),
-  properties: [{ type: 'olm.maxOpenShiftVersion', value: max }],
-  description: 'Install complete',
-});
+const release = cappedRelease;
 const installedExtension = (name: string, bundle: string, t = '2026-01-01T00:00:00Z'): KubeObject => ({
   apiVersion: 'olm.operatorframework.io/v1',
   kind: 'ClusterExtension',
