@@ -38,7 +38,7 @@ Exit codes:
 export async function runBundlePush(args: string[], io: CommandIO, deps: CatalogPushDeps): Promise<number> {
   const parsed = await parsePushArgs(args, io, USAGE, 'a bundle directory', (dir) => `bundle directory ${dir} not found`);
   if (typeof parsed === 'number') return parsed;
-  const { dir, ref, parsedRef } = parsed;
+  const { dir } = parsed;
 
   io.stderr.write(`validating bundle ${dir}\n`);
   const content = await bundleContent(dir);
@@ -47,16 +47,8 @@ export async function runBundlePush(args: string[], io: CommandIO, deps: Catalog
     return EXIT.failed;
   }
 
-  return pushBuilt(
-    io,
-    {
-      ...deps,
-      ref,
-      values: parsed.values,
-      printed: (digest) => canonicalReference(parsedRef, digest),
-    },
-    () => buildImage({ files: content.files, labels: content.labels }),
-  );
+  const printed = (digest: string): string => canonicalReference(parsed.parsedRef, digest);
+  return pushBuilt(io, { ...deps, ...parsed, printed }, () => buildImage({ files: content.files, labels: content.labels }));
 }
 
 type Content = { ok: true; files: Map<string, Buffer>; labels: Record<string, string> } | { ok: false; error: string };

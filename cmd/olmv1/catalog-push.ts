@@ -42,7 +42,7 @@ export interface CatalogPushDeps {
 export async function runCatalogPush(args: string[], io: CommandIO, deps: CatalogPushDeps): Promise<number> {
   const parsed = await parsePushArgs(args, io, USAGE, 'a directory', (dir) => `${dir} is not a directory`);
   if (typeof parsed === 'number') return parsed;
-  const { dir, ref } = parsed;
+  const { dir } = parsed;
 
   io.stderr.write(`validating catalog ${dir}\n`);
   const errors = await validateCatalogDir(dir).catch((err: unknown) => [`reading catalog ${goQuote(dir)}: ${errorMessage(err)}`]);
@@ -52,14 +52,5 @@ export async function runCatalogPush(args: string[], io: CommandIO, deps: Catalo
     return EXIT.failed;
   }
 
-  return pushBuilt(
-    io,
-    {
-      ...deps,
-      ref,
-      values: parsed.values,
-      printed: (digest) => digest,
-    },
-    () => buildCatalogImage(dir),
-  );
+  return pushBuilt(io, { ...deps, ...parsed, printed: (digest) => digest }, () => buildCatalogImage(dir));
 }

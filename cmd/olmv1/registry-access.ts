@@ -77,14 +77,18 @@ async function readFlagFile(flag: string, path: string, missingIsFine: boolean):
   }
 }
 
-/** What `pushBuilt` needs besides the image. */
-interface PushTarget {
-  ref: string;
-  /** The parsed registry flags (`--authfile`, `--ca-file`). */
-  values: { authfile?: string; 'ca-file'?: string };
+/** Where the image commands reach registries from: the composition root's settings. */
+interface RegistrySettings {
   insecureRegistries: string[];
   defaultAuthFile: string | undefined;
   proxy?: ProxySelector | undefined;
+}
+
+/** What `pushBuilt` needs besides the image. */
+interface PushTarget extends RegistrySettings {
+  ref: string;
+  /** The parsed registry flags (`--authfile`, `--ca-file`). */
+  values: { authfile?: string; 'ca-file'?: string };
   /** What stdout gets for the pushed digest. */
   printed: (digest: string) => string;
 }
@@ -110,13 +114,6 @@ export async function pushBuilt(io: CommandIO, target: PushTarget, build: () => 
   } finally {
     client.close();
   }
-}
-
-/** Where the image commands reach registries from: the composition root's settings. */
-interface RegistrySettings {
-  insecureRegistries: string[];
-  defaultAuthFile: string | undefined;
-  proxy?: ProxySelector | undefined;
 }
 
 /**
