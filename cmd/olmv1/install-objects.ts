@@ -1,104 +1,23 @@
 /**
- * The pure half of `olmv1 install`, `uninstall` and `update`: the install labels, the objects in
- * write order, kubectl's selector text as a LabelSelector, and the install state of a status.
+ * The CLI's side of the objects `olmv1 install` writes (pkg/olmv1/install/objects.ts, re-exported
+ * for uninstall, update and the console): kubectl's selector text as a LabelSelector, and the
+ * rows and serving state of ClusterCatalogs.
  */
-import {
-  CLUSTER_EXTENSION,
-  UPDATE_POLICY_ANNOTATION,
-  type CrdUpgradeSafetyEnforcement,
-  type UpdatePolicy,
-  type UpgradeConstraintPolicy,
-} from '../../pkg/shared/api/index.ts';
 import type { LabelSelector } from '../../pkg/operator-controller/resolve/index.ts';
 import type { KubeObject } from '../../pkg/shared/kube/index.ts';
 
-/** Set to `olmv1` on every object `olmv1 install` creates. */
-export const INSTALLED_BY_LABEL = 'olm.operatorframework.io/installed-by';
-/** The ClusterExtension an object was created for by `olmv1 install` (with INSTALLED_BY_LABEL). */
-export const INSTALLED_FOR_LABEL = 'olm.operatorframework.io/installed-for';
+export {
+  INSTALLED_BY_LABEL,
+  INSTALLED_FOR_LABEL,
+  describeObject,
+  installObjects,
+  installState,
+  installedForSelector,
+  type ExtensionRequest,
+} from '../../pkg/olmv1/install/index.ts';
+
 /** The label every ClusterCatalog carries with its own name (upstream's convention). */
 export const CATALOG_NAME_LABEL = 'olm.operatorframework.io/metadata.name';
-
-/** The labels of the objects `olmv1 install` creates for the ClusterExtension `extension`. */
-function installLabels(extension: string): Record<string, string> {
-  return { [INSTALLED_BY_LABEL]: 'olmv1', [INSTALLED_FOR_LABEL]: extension };
-}
-
-/** The label selector of the objects `olmv1 install` created for `extension` (what `uninstall` deletes). */
-export function installedForSelector(extension: string): string {
-  return `${INSTALLED_BY_LABEL}=olmv1,${INSTALLED_FOR_LABEL}=${extension}`;
-}
-
-/** What the ClusterExtension `install` writes asks for. */
-export interface ExtensionRequest {
-  name: string;
-  packageName: string;
-  namespace: string;
-  serviceAccount: string;
-  channels: readonly string[];
-  version: string | undefined;
-  selector: LabelSelector | undefined;
-  upgradeConstraintPolicy: UpgradeConstraintPolicy | undefined;
-  crdUpgradeSafety: CrdUpgradeSafetyEnforcement | undefined;
-  watchNamespace: string | undefined;
-  /** The update policy annotation (unset: Automatic). */
-  updatePolicy?: UpdatePolicy | undefined;
-}
-
-/** The `spec.source.catalog` of `req`; unset fields are left out. */
-export function catalogSource(req: ExtensionRequest) {
-  return {
-    packageName: req.packageName,
-    ...(req.channels.length === 0 ? {} : { channels: [...req.channels] }),
-    ...(req.version === undefined ? {} : { version: req.version }),
-    ...(req.selector === undefined ? {} : { selector: req.selector }),
-    ...(req.upgradeConstraintPolicy === undefined ? {} : { upgradeConstraintPolicy: req.upgradeConstraintPolicy }),
-  };
-}
-
-/** The ClusterExtension manifest for `req`, labelled as installed by olmv1; unset fields are left out. */
-function extensionManifest(req: ExtensionRequest): KubeObject {
-  return {
-    apiVersion: CLUSTER_EXTENSION.apiVersion,
-    kind: CLUSTER_EXTENSION.kind,
-    metadata: {
-      name: req.name,
-      labels: installLabels(req.name),
-      ...(req.updatePolicy === undefined ? {} : { annotations: { [UPDATE_POLICY_ANNOTATION]: req.updatePolicy } }),
-    },
-    spec: {
-      namespace: req.namespace,
-      serviceAccount: { name: req.serviceAccount },
-      source: { sourceType: 'Catalog', catalog: catalogSource(req) },
-      ...(req.crdUpgradeSafety === undefined ? {} : { install: { preflight: { crdUpgradeSafety: { enforcement: req.crdUpgradeSafety } } } }),
-      ...(req.watchNamespace === undefined ? {} : { config: { configType: 'Inline', inline: { watchNamespace: req.watchNamespace } } }),
-    },
-  };
-}
-
-/** Write order of the RBAC kinds: a binding names a role that exists, a role is there before the extension uses it. */
-const KIND_ORDER = ['Namespace', 'ServiceAccount', 'ClusterRole', 'Role', 'ClusterRoleBinding', 'RoleBinding', 'ClusterExtension'];
-
-/**
- * Everything `install` writes, in write order, each labelled for `req.name`: the namespace
- * (only when `createNamespace`), the ServiceAccount and RBAC of `rbac` (what `olmv1 rbac`
- * prints for the bundle; none with `install --service-account`), then the ClusterExtension.
- */
-export function installObjects(req: ExtensionRequest, rbac: readonly KubeObject[], createNamespace: boolean): KubeObject[] {
-  const labels = installLabels(req.name);
-  const labelled = rbac.map((o) => ({ ...o, metadata: { ...o.metadata, labels: { ...o.metadata.labels, ...labels } } }));
-  const objects: KubeObject[] = [
-    ...(createNamespace ? [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: req.namespace, labels } }] : []),
-    ...labelled,
-    extensionManifest(req),
-  ];
-  const rank = (o: KubeObject) => {
-    const i = KIND_ORDER.indexOf(o.kind);
-    return i === -1 ? KIND_ORDER.length : i;
-  };
-  // Array sort is stable: objects of one kind keep the order `olmv1 rbac` gives them.
-  return objects.sort((a, b) => rank(a) - rank(b));
-}
 
 const KEY = String.raw`(?:[a-z0-9A-Z](?:[-a-z0-9A-Z_.]*[a-z0-9A-Z])?\/)?[a-z0-9A-Z](?:[-a-z0-9A-Z_.]*[a-z0-9A-Z])?`;
 const VALUE = String.raw`(?:[a-z0-9A-Z](?:[-a-z0-9A-Z_.]*[a-z0-9A-Z])?)?`;
@@ -149,46 +68,17 @@ export function parseSelectorText(text: string): LabelSelector {
   };
 }
 
-/** A condition as the status of a ClusterExtension or ClusterCatalog holds it. */
+/** A condition as the status of a ClusterCatalog holds it. */
 interface StatusCondition {
   type?: string;
   status?: string;
   reason?: string;
   message?: string;
-  observedGeneration?: number;
 }
 
 function conditions(obj: KubeObject): StatusCondition[] {
   const status = obj.status as { conditions?: StatusCondition[] } | undefined;
   return Array.isArray(status?.conditions) ? status.conditions : [];
-}
-
-/** Where the install of a ClusterExtension stands, as `install` reports it while waiting. */
-type InstallState =
-  { state: 'installed'; bundle: string; version: string } | { state: 'waiting'; progress: string } | { state: 'failed'; progress: string };
-
-/**
- * The state of the ClusterExtension `obj`'s current generation: installed (Installed=True and
- * Progressing Succeeded for it), failed for good (Progressing Blocked: nothing will change
- * without an edit), or still waiting, with the Progressing reason and message.
- */
-export function installState(obj: KubeObject): InstallState {
-  const generation = obj.metadata.generation;
-  const find = (type: string) => conditions(obj).find((c) => c.type === type);
-  const progressing = find('Progressing');
-  const current = progressing !== undefined && (generation === undefined || progressing.observedGeneration === generation);
-  const progress = !current ? 'waiting for operator-controller' : `${progressing.reason ?? ''}: ${progressing.message ?? ''}`;
-  const install = (obj.status as { install?: { bundle?: { name?: string; version?: string } } } | undefined)?.install;
-  if (current && find('Installed')?.status === 'True' && progressing.reason === 'Succeeded') {
-    return { state: 'installed', bundle: install?.bundle?.name ?? '', version: install?.bundle?.version ?? '' };
-  }
-  if (current && progressing.reason === 'Blocked') return { state: 'failed', progress };
-  return { state: 'waiting', progress };
-}
-
-/** `Kind namespace/name` (`Kind name` when cluster-scoped), as install and uninstall name objects. */
-export function describeObject(o: KubeObject): string {
-  return `${o.kind} ${o.metadata.namespace === undefined ? '' : `${o.metadata.namespace}/`}${o.metadata.name ?? ''}`;
 }
 
 /** Whether the ClusterCatalog `obj` serves content (Serving=True), with its Progressing text otherwise. */

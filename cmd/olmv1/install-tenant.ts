@@ -8,7 +8,7 @@ import { EXTENSION } from '../../pkg/shared/api/index.ts';
 import { isAlreadyExists, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import { type CommandIO, EXIT, poll, type Clock } from './io.ts';
 import type { InstallArgs } from './install-args.ts';
-import { catalogSource, describeObject } from './install-objects.ts';
+import { catalogSource, describeObject } from '../../pkg/olmv1/install/index.ts';
 import { CommandError, formatObjects } from './render.ts';
 
 /** The Extension `install --tenant` creates for `a`. */

@@ -4,13 +4,12 @@
  * exit code.
  */
 import {
-  bundleInstaller,
   formatEscalationWarning,
-  rbacEscalationWarnings,
   type CertProviderName,
   type EscalationWarning,
   type RenderOptions,
 } from '../../pkg/operator-controller/render/index.ts';
+import { installerRbac } from '../../pkg/olmv1/install/index.ts';
 import type { KubeObject, RegistryV1Bundle } from '../../pkg/operator-controller/bundle/index.ts';
 import {
   BUNDLE_FLAGS_HELP,
@@ -20,7 +19,6 @@ import {
   formatObjects,
   loadBundle,
   parseCommandArgs,
-  refusalMessage,
   runCommand,
   type BundleSourceDeps,
 } from './render.ts';
@@ -65,8 +63,8 @@ export async function runRbac(args: readonly string[], io: CommandIO, deps: Bund
 
 /**
  * The ServiceAccount `serviceAccount` and the RBAC that lets it install `bundle` rendered with
- * `options` (what `olmv1 rbac` prints; `olmv1 install` creates it). Notes about grants that
- * cannot be derived offline, then the privilege-escalation warnings, go to `io.stderr`.
+ * `options` (pkg/olmv1/install's installerRbac: what `olmv1 rbac` prints; `olmv1 install` creates
+ * it). Its notes, then the privilege-escalation warnings, go to `io.stderr`.
  * @throws CommandError (exit 1) when the bundle or configuration is refused.
  */
 export function installRbac(
@@ -76,25 +74,22 @@ export function installRbac(
   args: { installNamespace: string; certProvider?: CertProviderName },
   io: CommandIO,
 ): KubeObject[] {
-  const installer = bundleInstaller(bundle, options, serviceAccount);
-  if (!installer.ok) {
-    const failure = installer.error;
-    throw new CommandError('render' in failure ? refusalMessage(failure.render, bundle, args) : failure.rbac, 1);
+  const rbac = installerRbac(bundle, options, serviceAccount, args);
+  if (!rbac.ok) throw new CommandError(rbac.error, 1);
+  printRbacWarnings(rbac.value, io);
+  return rbac.value.objects;
+}
+
+/** The notes of `rbac`, then its escalation warnings under their header, on stderr. */
+export function printRbacWarnings(
+  rbac: { warnings: readonly string[]; escalations: readonly EscalationWarning[] },
+  io: Pick<CommandIO, 'stderr'>,
+): void {
+  for (const warning of rbac.warnings) io.stderr.write(`warning: ${warning}\n`);
+  if (rbac.escalations.length > 0) {
+    io.stderr.write(`${escalationHeader(rbac.escalations)}\n`);
+    for (const w of rbac.escalations) io.stderr.write(`warning: ${formatEscalationWarning(w)}\n`);
   }
-  const { objects, rendered } = installer.value;
-  for (const warning of installer.value.warnings) io.stderr.write(`warning: ${warning}\n`);
-  // The watch namespace: --watch-namespace or `watchNamespace` in --config (merged by buildRenderOptions).
-  const config = options.config;
-  const watch = typeof config === 'object' && config !== null ? (config as Record<string, unknown>)['watchNamespace'] : undefined;
-  const escalations = rbacEscalationWarnings(objects, rendered, {
-    installNamespace: args.installNamespace,
-    ...(typeof watch === 'string' ? { watchNamespace: watch } : {}),
-  });
-  if (escalations.length > 0) {
-    io.stderr.write(`${escalationHeader(escalations)}\n`);
-    for (const w of escalations) io.stderr.write(`warning: ${formatEscalationWarning(w)}\n`);
-  }
-  return objects;
 }
 
 /** `N grant(s) printed amount(s) to privilege escalation (M expected); review them before applying:` */

@@ -15,14 +15,8 @@ import {
 } from '../../pkg/operator-controller/bundle/index.ts';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';
 import { readRegularFile } from '../../pkg/shared/localfs/index.ts';
-import {
-  objectsToYaml,
-  render,
-  watchNamespaceHint,
-  type CertProviderName,
-  type RenderFailure,
-  type RenderOptions,
-} from '../../pkg/operator-controller/render/index.ts';
+import { objectsToYaml, render, type CertProviderName, type RenderOptions } from '../../pkg/operator-controller/render/index.ts';
+import { refusalMessage } from '../../pkg/olmv1/install/index.ts';
 import { BUNDLE_IMAGE_LIMITS, type ImageLimits } from '../../pkg/shared/image/index.ts';
 import { IMAGE_LIMIT_FLAGS, imageLimitHelp, imageLimitOptions } from '../shared/limits.ts';
 import { parsePositiveDuration } from '../shared/flags.ts';
@@ -268,27 +262,6 @@ const REGISTRY_HOST = /^(localhost(:\d+)?|[a-zA-Z0-9-]+(\.[a-zA-Z0-9-]+)+(:\d+)?
 export function formatObjects(objects: readonly KubeObject[], output: 'yaml' | 'json'): string {
   if (output === 'yaml') return objectsToYaml(objects);
   return `${JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }, null, 2)}\n`;
-}
-
-const WEBHOOK_REFUSAL = 'unsupported bundle: webhookDefinitions are not supported';
-
-/**
- * The render refusal as the CLI prints it: upstream's message, then on its own line how to get
- * past it: for a bundle with webhooks rendered without a certificate provider, the flag that
- * provides one; for one that cannot watch all namespaces rendered without a watch namespace,
- * the --watch-namespace to pass (pkg/operator-controller/render watchNamespaceHint).
- */
-export function refusalMessage(
-  failure: RenderFailure,
-  bundle: RegistryV1Bundle,
-  args: Pick<BundleCommandArgs, 'certProvider' | 'installNamespace'>,
-): string {
-  const message = failure.message;
-  if (args.certProvider === undefined && message.startsWith(WEBHOOK_REFUSAL)) {
-    return `${message}\n(the bundle has webhooks: render it with --cert-provider cert-manager or --cert-provider openshift-service-ca)`;
-  }
-  const hint = watchNamespaceHint(failure, bundle, args.installNamespace, 'cli');
-  return hint === undefined ? message : `${message}\n${hint}`;
 }
 
 /**

@@ -1,24 +1,22 @@
 /**
- * `olmv1 install --with-dependencies`: one unmet requirement at a time (checked as the controller
+ * The install service's dependencies (`olmv1 install --with-dependencies`): one unmet requirement at a time (checked as the controller
  * checks them, decision 0104), installs the provider the selected catalogs prefer as its own
  * ClusterExtension (its own requirements first), then checks again. A requirement no selected
  * catalog provides is refused; when that is the first one, nothing was written.
  */
-import type { Bundle } from '../../pkg/shared/fbc/index.ts';
-import type { KubeContext } from '../../pkg/shared/kube/index.ts';
-import { unmetProviders, type CatalogSource } from '../../pkg/operator-controller/dependencyview/index.ts';
-import type { Provider } from '../../pkg/operator-controller/dependencies/index.ts';
-import type { LabelSelector, ResolveInput } from '../../pkg/operator-controller/resolve/index.ts';
-import { type CommandIO, EXIT } from './io.ts';
-import { CommandError } from './render.ts';
-import { clusterDependencyCheck } from './resolve-cluster.ts';
+import type { Bundle } from '../../shared/fbc/index.ts';
+import { unmetProviders, type CatalogSource } from '../../operator-controller/dependencyview/index.ts';
+import type { Provider } from '../../operator-controller/dependencies/index.ts';
+import type { LabelSelector, ResolveInput } from '../../operator-controller/resolve/index.ts';
+import type { InstallCatalogs, InstallEvent } from './ports.ts';
+import { InstallRefused } from './refused.ts';
 
 /** How many dependencies one install installs at most (a cycle or a runaway closure stops here). */
 const MAX_DEPENDENCIES = 20;
 
 /** What installing the dependencies of extension `self`'s bundle needs. */
 interface DependencyInstall {
-  kube: Pick<KubeContext, 'client' | 'transport' | 'mapper'>;
+  catalogs: Pick<InstallCatalogs, 'dependencyCheck'>;
   source: CatalogSource;
   selector: LabelSelector | undefined;
   /** The extension being installed (excluded from what meets requirements) and its resolved bundle. */
@@ -29,36 +27,35 @@ interface DependencyInstall {
   installing: ReadonlySet<string>;
   /** Installs `provider`'s package as its own ClusterExtension, its own dependencies first, and waits until it is Installed. */
   installOne(provider: Provider, installing: ReadonlySet<string>): Promise<void>;
+  onEvent?: ((event: InstallEvent) => void) | undefined;
 }
 
 /**
  * Installs the dependencies of `d.bundle` the cluster does not meet yet; returns how many.
- * @throws CommandError (exit 1) for a requirement no selected catalog provides, or one that
+ * @throws InstallRefused for a requirement no selected catalog provides, or one that
  * still is not met after its provider was installed.
  */
-export async function installDependencies(d: DependencyInstall, io: CommandIO): Promise<number> {
+export async function installDependencies(d: DependencyInstall): Promise<number> {
   const installing = new Set(d.installing);
   let count = 0;
   for (;;) {
-    const { check, unread, items } = await clusterDependencyCheck(d.kube, d.source, d.self, d.inputs);
-    if (items === undefined) throw new CommandError(`cannot install dependencies: cannot read ${unread.join(' or ')}`, EXIT.failed);
+    const { check, unread, items } = await d.catalogs.dependencyCheck(d.source, d.self, d.inputs);
+    if (items === undefined) throw new InstallRefused(`cannot install dependencies: cannot read ${unread.join(' or ')}`);
     const text = check?.check(d.bundle);
     if (text === undefined) return count;
     const unmet = check?.unmet.get(text);
-    if (unmet === undefined) throw new CommandError(text, EXIT.failed);
+    if (unmet === undefined) throw new InstallRefused(text);
     const providers = await unmetProviders(d.source, d.selector, unmet);
     const provider = providers.find((p) => !installing.has(p.packageName));
     const done = count === 0 ? 'nothing installed' : `${count} dependenc${count === 1 ? 'y' : 'ies'} installed, the rest not`;
     if (provider === undefined) {
       const why = providers.length === 0 ? 'no selected catalog provides it' : 'its providers are already being installed and do not meet it';
-      throw new CommandError(`${done}: ${text}; ${why}`, EXIT.failed);
+      throw new InstallRefused(`${done}: ${text}; ${why}`);
     }
-    if (count >= MAX_DEPENDENCIES) throw new CommandError(`${done}: more than ${MAX_DEPENDENCIES} dependencies`, EXIT.failed);
+    if (count >= MAX_DEPENDENCIES) throw new InstallRefused(`${done}: more than ${MAX_DEPENDENCIES} dependencies`);
     count++;
     installing.add(provider.packageName);
-    io.stderr.write(
-      `dependency ${count} of ${d.self}: installing package ${provider.packageName} (${provider.bundle} from catalog ${provider.catalog}) for: ${unmet.description}\n`,
-    );
+    d.onEvent?.({ type: 'dependency', extension: d.self, index: count, provider, requirement: unmet.description });
     await d.installOne(provider, installing);
   }
 }

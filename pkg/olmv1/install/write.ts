@@ -1,45 +1,52 @@
 /**
- * The writing half of `olmv1 install`: the objects of install-objects.ts, in order, each first
+ * The writing half of the install service: the objects of objects.ts, in order, each first
  * tried with a server-side dry run so that every refusal is reported before anything is written.
  * A re-run finishes an interrupted one: an object already there that carries both install labels
  * for the same extension is used as it is, or updated to what this run writes
- * (install-resume.ts); one without them is someone else's and refused, as a name already taken.
+ * (resume.ts); one without them is someone else's and refused, as a name already taken.
  */
-import { errorMessage } from '../../pkg/shared/errors/index.ts';
-import { isAlreadyExists, isForbidden, isNotFound, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
-import { type CommandIO, EXIT } from './io.ts';
-import { describeObject } from './install-objects.ts';
-import { adoption } from './install-resume.ts';
-import { CommandError } from './render.ts';
+import { errorMessage } from '../../shared/errors/index.ts';
+import { isAlreadyExists, isForbidden, isNotFound, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
+import { describeObject } from './objects.ts';
+import type { InstallEvent, WriteAction } from './ports.ts';
+import { InstallRefused } from './refused.ts';
+import { adoption } from './resume.ts';
 
-/** The part of a KubeContext install writes with. */
-type Client = Pick<KubeContext, 'client'>;
+/** The client install writes with, and where its progress goes. */
+interface Client {
+  client: Pick<KubeClient, 'create' | 'update' | 'get' | 'delete'>;
+  onEvent?: ((event: InstallEvent) => void) | undefined;
+}
 
 /** What install does with one object: create it, use the one an earlier run left, or update that one. */
 type Step = { action: 'create'; object: KubeObject } | { action: 'keep'; object: KubeObject } | { action: 'update'; object: KubeObject };
 
 /**
- * Writes `objects` (install-objects.ts order) for the ClusterExtension `extension`: the first
+ * Writes `objects` (objects.ts order) for the ClusterExtension `extension`: the first
  * one, the namespace, only when `createNamespace`. Each object is tried first (a dry-run create,
  * or for one an earlier run left, a dry-run update); with any refusal nothing more is written,
- * the namespace created is deleted again and a CommandError lists the refusals. A failure while
- * writing deletes what this run created (never what it found).
- * @throws CommandError (exit 1) naming what was refused and why.
+ * the namespace created is deleted again and an InstallRefused lists the refusals. A failure while
+ * writing deletes what this run created (never what it found). Returns what was done with each object.
+ * @throws InstallRefused naming what was refused and why.
  */
 export async function writeInstall(
   kube: Client,
   extension: string,
   objects: readonly KubeObject[],
   createNamespace: boolean,
-  io: CommandIO,
-): Promise<void> {
+): Promise<{ action: WriteAction; object: KubeObject }[]> {
   const created: KubeObject[] = [];
+  const written: { action: WriteAction; object: KubeObject }[] = [];
+  const done = (action: WriteAction, object: KubeObject) => {
+    written.push({ action, object });
+    kube.onEvent?.({ type: 'object', action, object: describeObject(object), extension });
+  };
   try {
     const [maybeNamespace] = objects;
     if (createNamespace && maybeNamespace !== undefined) {
       await create(kube, maybeNamespace);
       created.push(maybeNamespace);
-      io.stderr.write(`created ${describeObject(maybeNamespace)}\n`);
+      done('created', maybeNamespace);
     }
     const rest = createNamespace ? objects.slice(1) : objects;
     // Everything is tried first: all refusals are reported together, before anything else is written.
@@ -52,7 +59,7 @@ export async function writeInstall(
     }
     if (refusals.length > 0) {
       const forbidden = refusals.some((r) => r.includes(' is forbidden'));
-      throw new CommandError(
+      throw new InstallRefused(
         [
           `nothing installed: ${refusals.length} of the ${rest.length} objects would be refused:`,
           ...refusals.map((r) => `  ${r}`),
@@ -60,27 +67,25 @@ export async function writeInstall(
             ? ['(you need the rights to create these objects, and to hold every permission the RBAC grants: ask a cluster admin, or run as one)']
             : []),
         ].join('\n'),
-        EXIT.failed,
       );
     }
-    const earlier = `(created for ${extension} by an earlier "olmv1 install")`;
     for (const step of steps) {
-      const shown = describeObject(step.object);
       if (step.action === 'keep') {
-        io.stderr.write(`reused ${shown} ${earlier}\n`);
+        done('reused', step.object);
       } else if (step.action === 'update') {
         await update(kube, step.object);
-        io.stderr.write(`updated ${shown} ${earlier}\n`);
+        done('updated', step.object);
       } else {
         await create(kube, step.object);
         created.push(step.object);
-        io.stderr.write(`created ${shown}\n`);
+        done('created', step.object);
       }
     }
   } catch (e) {
-    await undo(kube, created, io);
+    await undo(kube, created, extension);
     throw e;
   }
+  return written;
 }
 
 /** The dry run of `o`: what to do with it, or why it would be refused. */
@@ -140,21 +145,21 @@ function updateRefusal(o: KubeObject, e: unknown): string {
   return `error updating ${describeObject(o)}: ${errorMessage(e)}`;
 }
 
-/** Creates `o`; a refusal becomes a CommandError saying what was refused and why. */
+/** Creates `o`; a refusal becomes an InstallRefused saying what was refused and why. */
 async function create(kube: Client, o: KubeObject): Promise<void> {
   try {
     await kube.client.create(o);
   } catch (e) {
-    throw new CommandError(refusal(o, e), EXIT.failed);
+    throw new InstallRefused(refusal(o, e));
   }
 }
 
-/** Updates `o` (at the resourceVersion it was read at); a refusal becomes a CommandError. */
+/** Updates `o` (at the resourceVersion it was read at); a refusal becomes an InstallRefused. */
 async function update(kube: Client, o: KubeObject): Promise<void> {
   try {
     await kube.client.update(o);
   } catch (e) {
-    throw new CommandError(updateRefusal(o, e), EXIT.failed);
+    throw new InstallRefused(updateRefusal(o, e));
   }
 }
 
@@ -166,13 +171,13 @@ function bindsOwnRole(o: KubeObject, objects: readonly KubeObject[]): boolean {
 }
 
 /** Deletes what this run created, newest first, after a failure; what cannot be deleted is named. */
-async function undo(kube: Client, created: readonly KubeObject[], io: CommandIO): Promise<void> {
+async function undo(kube: Client, created: readonly KubeObject[], extension: string): Promise<void> {
   for (const o of [...created].reverse()) {
     try {
       await kube.client.delete(refOf(o));
-      io.stderr.write(`removed ${describeObject(o)} again\n`);
+      kube.onEvent?.({ type: 'object', action: 'removed', object: describeObject(o), extension });
     } catch (e) {
-      if (!isNotFound(e)) io.stderr.write(`could not remove ${describeObject(o)}: ${errorMessage(e)}\n`);
+      if (!isNotFound(e)) kube.onEvent?.({ type: 'remove-failed', object: describeObject(o), error: errorMessage(e) });
     }
   }
 }

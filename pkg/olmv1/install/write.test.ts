@@ -1,14 +1,15 @@
-// Writing what `olmv1 install` creates (install-write.ts), and finishing an install interrupted
+// Writing what `olmv1 install` creates (write.ts), and finishing an install interrupted
 // after its RBAC (issue 60 item 6): what carries both install labels for the same extension is
 // reused or updated, anything else is refused as a name already taken. End to end:
 // test/e2e/olmv1-install.test.ts.
 import { describe, expect, it } from 'vitest';
-import { fakeCluster } from '../../test/support/fake-cluster.ts';
-import { ApiError, type KubeObject } from '../../pkg/shared/kube/index.ts';
-import { installObjects, type ExtensionRequest } from './install-objects.ts';
-import { adoption } from './install-resume.ts';
-import { writeInstall } from './install-write.ts';
-import { CommandError } from './render.ts';
+import { fakeCluster, type FakeCluster } from '../../../test/support/fake-cluster.ts';
+import { ApiError, type KubeObject } from '../../shared/kube/index.ts';
+import { installObjects, type ExtensionRequest } from './objects.ts';
+import type { InstallEvent } from './ports.ts';
+import { InstallRefused } from './refused.ts';
+import { adoption } from './resume.ts';
+import { writeInstall } from './write.ts';
 
 const request: ExtensionRequest = {
   name: 'demo',
@@ -45,19 +46,28 @@ const rbac: KubeObject[] = [
 ];
 const LABELS = { 'olm.operatorframework.io/installed-by': 'olmv1', 'olm.operatorframework.io/installed-for': 'demo' };
 
+/** The events of a write, one line each as `olmv1 install` prints them, in `out.stderr`. */
 function collect() {
-  const out = { stdout: '', stderr: '' };
-  return { out, io: { stdout: { write: (s: string) => (out.stdout += s) }, stderr: { write: (s: string) => (out.stderr += s) } } };
+  const out = { stderr: '' };
+  const line = (e: InstallEvent): string => {
+    if (e.type === 'remove-failed') return `could not remove ${e.object}: ${e.error}`;
+    if (e.type !== 'object') return e.type;
+    if (e.action === 'removed') return `removed ${e.object} again`;
+    return `${e.action} ${e.object}${e.action === 'created' ? '' : ` (created for ${e.extension} by an earlier "olmv1 install")`}`;
+  };
+  return { out, io: { onEvent: (e: InstallEvent) => void (out.stderr += `${line(e)}\n`) } };
 }
+
+/** The client of `cluster` with `io`'s events. */
+const as = (cluster: FakeCluster, io: ReturnType<typeof collect>['io']) => ({ client: cluster.client, ...io });
 
 async function refused(p: Promise<unknown>): Promise<string> {
   const e = await p.then(
     () => undefined,
     (err: unknown) => err,
   );
-  expect(e).toBeInstanceOf(CommandError);
-  expect((e as CommandError).exitCode).toBe(1);
-  return (e as CommandError).message;
+  expect(e).toBeInstanceOf(InstallRefused);
+  return (e as InstallRefused).message;
 }
 
 describe('writeInstall', () => {
@@ -65,7 +75,7 @@ describe('writeInstall', () => {
     const cluster = fakeCluster();
     const { out, io } = collect();
     const objects = installObjects(request, rbac, true);
-    await writeInstall(cluster, 'demo', objects, true, io);
+    await writeInstall(as(cluster, io), 'demo', objects, true);
     expect(cluster.writes).toEqual(
       objects.map((o) => `create ${o.kind} ${o.metadata.namespace === undefined ? '' : 'demo-ns/'}${o.metadata.name ?? ''}`),
     );
@@ -80,7 +90,7 @@ describe('writeInstall', () => {
     for (const o of [ns, sa, clusterRole, crb]) cluster.seed(o as KubeObject);
     cluster.seed({ ...(role_ as KubeObject), metadata: { ...(role_ as KubeObject).metadata, labels: { ...LABELS, extra: 'kept' } }, rules: [] });
     const { out, io } = collect();
-    await writeInstall(cluster, 'demo', installObjects(request, rbac, false), false, io);
+    await writeInstall(as(cluster, io), 'demo', installObjects(request, rbac, false), false);
 
     expect(cluster.writes).toEqual([
       'update Role demo-ns/olmv1-installer:demo-ns:demo-installer:demo.v1',
@@ -116,7 +126,7 @@ describe('writeInstall', () => {
       metadata: { ...(clusterRole as KubeObject).metadata, labels: { ...LABELS, 'olm.operatorframework.io/installed-for': 'other' } },
     });
     const { out, io } = collect();
-    const message = await refused(writeInstall(cluster, 'demo', installObjects(request, rbac, true), true, io));
+    const message = await refused(writeInstall(as(cluster, io), 'demo', installObjects(request, rbac, true), true));
     expect(message).toBe(
       [
         'nothing installed: 2 of the 6 objects would be refused:',
@@ -138,13 +148,13 @@ describe('writeInstall', () => {
     // The API server defaults fields install leaves out: they do not count.
     same.seed({ ...ext, spec: { ...(ext.spec as object), install: { preflight: { crdUpgradeSafety: { enforcement: 'Strict' } } } } });
     const { out, io } = collect();
-    await writeInstall(same, 'demo', objects, false, io);
+    await writeInstall(as(same, io), 'demo', objects, false);
     expect(same.writes).toEqual([]);
     expect(out.stderr).toContain('reused ClusterExtension demo (created for demo by an earlier "olmv1 install")\n');
 
     const other = fakeCluster();
     other.seed({ ...ext, spec: { ...(ext.spec as object), source: { sourceType: 'Catalog', catalog: { packageName: 'else' } } } });
-    const message = await refused(writeInstall(other, 'demo', objects, false, collect().io));
+    const message = await refused(writeInstall(as(other, collect().io), 'demo', objects, false));
     expect(message).toContain('  ClusterExtension demo already exists: choose another --name, or "olmv1 uninstall demo" first');
     expect(other.writes).toEqual([]);
   });
@@ -158,7 +168,7 @@ describe('writeInstall', () => {
     const objects = installObjects(request, rbac, false);
     const clusterRole = objects[1] as KubeObject;
     cluster.seed({ ...clusterRole, rules: [] });
-    const message = await refused(writeInstall(cluster, 'demo', objects, false, collect().io));
+    const message = await refused(writeInstall(as(cluster, collect().io), 'demo', objects, false));
     expect(message).toBe(
       [
         'nothing installed: 1 of the 6 objects would be refused:',
@@ -175,7 +185,7 @@ describe('writeInstall', () => {
     const objects = installObjects(request, rbac, false);
     cluster.seed(objects[0] as KubeObject);
     const { out, io } = collect();
-    const message = await refused(writeInstall(cluster, 'demo', objects, false, io));
+    const message = await refused(writeInstall(as(cluster, io), 'demo', objects, false));
     expect(message).toBe('error creating ClusterExtension demo: etcd went away');
     expect(out.stderr).toContain('removed ClusterRole olmv1-installer:demo-ns:demo-installer:demo.v1 again\n');
     expect(out.stderr).not.toContain('removed ServiceAccount');

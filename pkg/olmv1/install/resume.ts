@@ -1,11 +1,11 @@
 /**
- * The pure half of resuming `olmv1 install` (install-write.ts): what to do with an object that
+ * The pure half of resuming `olmv1 install` (write.ts): what to do with an object that
  * already exists where install would create one. Only an object carrying both install labels
  * for the same extension name is install's own, left by an earlier run; anything else is
  * someone else's and stays refused.
  */
-import type { KubeObject } from '../../pkg/shared/kube/index.ts';
-import { INSTALLED_BY_LABEL, INSTALLED_FOR_LABEL } from './install-objects.ts';
+import type { KubeObject } from '../../shared/kube/index.ts';
+import { INSTALLED_BY_LABEL, INSTALLED_FOR_LABEL } from './objects.ts';
 
 /**
  * What install does with `live`, found where it would create `want`:

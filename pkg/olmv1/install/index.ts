@@ -1,0 +1,15 @@
+/** pkg/olmv1/install: `olmv1 install`'s service and the objects it writes, for the command, the console, uninstall and update. */
+export {
+  INSTALLED_BY_LABEL,
+  INSTALLED_FOR_LABEL,
+  catalogSource,
+  describeObject,
+  installObjects,
+  installState,
+  installedForSelector,
+  type ExtensionRequest,
+} from './objects.ts';
+export type { InstallEvent, InstallPorts, InstallResult } from './ports.ts';
+export { installerRbac } from './rbac.ts';
+export { refusalMessage } from './render-refusal.ts';
+export { installExtension } from './service.ts';

@@ -1,0 +1,197 @@
+/**
+ * `olmv1 install`'s service: resolves a package against the cluster's ClusterCatalogs as
+ * operator-controller will, pulls the bundle, computes its installer RBAC (none with an existing
+ * ServiceAccount, which is checked first) and writes the labelled objects of objects.ts
+ * (write.ts: each first tried with a server-side dry run, what an interrupted run of the same
+ * install left used or updated); then waits for Installed. All as the user of `ports.client`;
+ * refusals are values, progress goes to `ports.onEvent`. The command and the console call it.
+ */
+import { CLUSTER_CATALOG } from '../../shared/api/index.ts';
+import { err, errorMessage, ok, type Result } from '../../shared/errors/index.ts';
+import { isNotFound, type KubeObject } from '../../shared/kube/index.ts';
+import type { Provider } from '../../operator-controller/dependencies/index.ts';
+import { render, type CertProviderName, type RenderOptions } from '../../operator-controller/render/index.ts';
+import { metadataFor, resolve } from '../../operator-controller/resolve/index.ts';
+import { installDependencies } from './dependencies.ts';
+import { catalogSource, installObjects, type ExtensionRequest } from './objects.ts';
+import type { InstallPorts, InstallResult } from './ports.ts';
+import { installerRbac } from './rbac.ts';
+import { InstallRefused } from './refused.ts';
+import { refusalMessage } from './render-refusal.ts';
+import { waitInstalled } from './wait.ts';
+import { writeInstall } from './write.ts';
+
+/** What to install. */
+export interface InstallRequest {
+  extension: ExtensionRequest;
+  /** The ClusterCatalog that must exist (`--catalog`; the extension's selector then names it). */
+  catalog?: string | undefined;
+  certProvider?: CertProviderName | undefined;
+  /** Install as the existing `extension.serviceAccount`: nothing of the installer RBAC is created. */
+  existingServiceAccount?: boolean;
+  /** Compute every object; write nothing. */
+  dryRun?: boolean;
+  /** Install the dependency closure the cluster lacks first, each as its own ClusterExtension, waited for. */
+  withDependencies?: boolean;
+  /** Wait until operator-controller reports it Installed, at most `timeoutMs`. */
+  wait?: boolean;
+  timeoutMs?: number;
+}
+
+/** Default of `timeoutMs`. */
+const DEFAULT_TIMEOUT_MS = 5 * 60_000;
+
+/**
+ * Installs `request` through `ports`: what was written and resolved, or why nothing (more) was
+ * (the texts `olmv1 install` prints). Rejects only when the cluster or a catalog cannot be read.
+ */
+export async function installExtension(ports: InstallPorts, request: InstallRequest): Promise<Result<InstallResult, string>> {
+  try {
+    return ok(await install(ports, request, new Set()));
+  } catch (e) {
+    if (e instanceof InstallRefused) return err(e.message);
+    throw e;
+  }
+}
+
+/** The install of dependency provider `p` for `r`: named after its package, pinned to its version, from the same selected catalogs, waited for. */
+function dependencyRequest(r: InstallRequest, p: Provider): InstallRequest {
+  const name = p.packageName;
+  const extension = {
+    ...r.extension,
+    name,
+    packageName: name,
+    namespace: name,
+    serviceAccount: `${name}-installer`,
+    channels: [],
+    version: p.version,
+    watchNamespace: undefined,
+  };
+  return { ...r, extension, existingServiceAccount: false, wait: true };
+}
+
+async function install(ports: InstallPorts, r: InstallRequest, installing: ReadonlySet<string>): Promise<InstallResult> {
+  const req = r.extension;
+  const { client, catalogs, onEvent } = ports;
+  // An existing ServiceAccount must be there before anything is resolved or pulled.
+  if (
+    r.existingServiceAccount === true &&
+    !(await exists(ports, { apiVersion: 'v1', kind: 'ServiceAccount', name: req.serviceAccount, namespace: req.namespace }))
+  ) {
+    throw new InstallRefused(
+      `ServiceAccount ${req.namespace}/${req.serviceAccount} not found: --service-account names an existing ServiceAccount of the install namespace ` +
+        `(create it and grant it what the bundle needs, or leave out --service-account to have install create ${req.name}-installer with least privilege)`,
+    );
+  }
+  const names = (await client.listAll(CLUSTER_CATALOG)).items.map((c) => c.metadata.name ?? '');
+  if (names.length === 0) throw new InstallRefused('the cluster has no ClusterCatalogs: add one with "olmv1 catalog add NAME IMAGE"');
+  if (r.catalog !== undefined && !names.includes(r.catalog)) {
+    throw new InstallRefused(`ClusterCatalog ${JSON.stringify(r.catalog)} not found; the cluster's catalogs: ${names.sort().join(', ')}`);
+  }
+
+  // Resolve as operator-controller will for a new extension: nothing installed yet.
+  const src = catalogSource(req);
+  onEvent?.({ type: 'resolving', packageName: req.packageName });
+  const input = await catalogs.input(src);
+  // Dependencies are checked as operator-controller checks them; with withDependencies the
+  // bundle is picked as if they were met, and what they need is installed first.
+  const resolved = !input.ok
+    ? input
+    : r.withDependencies === true
+      ? resolve({ ...input.value, dependencies: () => undefined })
+      : (await catalogs.resolve(req.name, src.selector, input.value)).result;
+  if (!resolved.ok) {
+    const hints = input.ok ? await catalogs.hints(input.value, src.selector, resolved.error) : [];
+    throw new InstallRefused([resolved.error, ...hints].join('\n'));
+  }
+  const { bundle: picked, versionRelease, catalog } = resolved.value;
+  const bundle = { name: picked.name, version: metadataFor(picked.name, versionRelease).version, image: picked.image, catalog };
+  let dependencies = 0;
+  if (r.withDependencies === true && input.ok) {
+    const installOne = async (p: Provider, installing: ReadonlySet<string>) => {
+      const result = await install(ports, dependencyRequest(r, p), installing);
+      onEvent?.({ type: 'dependency-installed', result });
+    };
+    const source = await catalogs.source();
+    const d = {
+      catalogs,
+      source,
+      selector: src.selector,
+      self: req.name,
+      bundle: picked,
+      inputs: input.value.catalogs,
+      installing,
+      installOne,
+      onEvent,
+    };
+    dependencies = await installDependencies(d);
+    if (dependencies > 0) onEvent?.({ type: 'dependencies', extension: req.name, count: dependencies });
+  }
+  onEvent?.({ type: 'resolved', bundle });
+
+  const loaded = await ports.loadBundle(picked.image);
+  const options: RenderOptions = {
+    installNamespace: req.namespace,
+    ...(req.watchNamespace === undefined ? {} : { config: { watchNamespace: req.watchNamespace } }),
+    ...(r.certProvider === undefined ? {} : { certProvider: r.certProvider }),
+    singleOwnNamespaceSupport: true,
+    deploymentConfigSupport: true,
+  };
+  const refusalArgs = { installNamespace: req.namespace, certProvider: r.certProvider };
+  // With an existing ServiceAccount nothing of the installer RBAC is created; the bundle is still rendered, so a refusal comes now.
+  let rbac: { objects: KubeObject[]; warnings: string[]; escalations: InstallResult['escalations'] };
+  if (r.existingServiceAccount === true) {
+    const rendered = render(loaded, options);
+    if (!rendered.ok) throw new InstallRefused(refusalMessage(rendered.error, loaded, refusalArgs));
+    rbac = { objects: [], warnings: [], escalations: [] };
+  } else {
+    const computed = installerRbac(loaded, options, req.serviceAccount, refusalArgs);
+    if (!computed.ok) throw new InstallRefused(computed.error);
+    rbac = computed.value;
+    onEvent?.({ type: 'rbac', warnings: rbac.warnings, escalations: rbac.escalations });
+  }
+
+  const namespaceExists = await exists(ports, { apiVersion: 'v1', kind: 'Namespace', name: req.namespace });
+  const objects = installObjects(req, rbac.objects, !namespaceExists);
+  const result: InstallResult = {
+    extension: req.name,
+    packageName: req.packageName,
+    namespace: req.namespace,
+    serviceAccount: req.serviceAccount,
+    bundle,
+    objects,
+    written: [],
+    warnings: rbac.warnings,
+    escalations: rbac.escalations,
+    dependencies,
+    installed: false,
+    dryRun: r.dryRun === true,
+  };
+  if (r.dryRun === true) return result;
+
+  result.written = await writeInstall({ client, onEvent }, req.name, objects, !namespaceExists);
+  onEvent?.({ type: 'written', extension: req.name, objects });
+  if (r.wait === false) return result;
+  const timeoutMs = r.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const state = await waitInstalled(ports, req.name, timeoutMs);
+  if (state.state !== 'installed') {
+    throw new InstallRefused(
+      `ClusterExtension ${req.name} is not installed${state.state === 'failed' ? '' : ` after ${Math.round(timeoutMs / 1000)} s`}: ${state.progress}\n` +
+        `(see "kubectl describe clusterextension ${req.name}"; remove it and what install created with "olmv1 uninstall ${req.name}")`,
+    );
+  }
+  return { ...result, installed: true };
+}
+
+async function exists(
+  ports: Pick<InstallPorts, 'client'>,
+  ref: { apiVersion: string; kind: string; name: string; namespace?: string },
+): Promise<boolean> {
+  try {
+    await ports.client.get(ref);
+    return true;
+  } catch (e) {
+    if (isNotFound(e)) return false;
+    throw new InstallRefused(`error reading ${ref.kind} ${ref.name}: ${errorMessage(e)}`);
+  }
+}
