@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { catalogRow } from './install-objects.ts';
 import { catalogTable, parseCatalogAddArgs } from './catalog-admin.ts';
-import { CommandError } from './render.ts';
+import { usageErrorLine } from '../../test/support/usage-error.ts';
 
 describe('olmv1 catalog add arguments', () => {
   it('builds the ClusterCatalog from NAME, IMAGE and the flags, and waits only for an available one', () => {
@@ -28,15 +28,7 @@ describe('olmv1 catalog add arguments', () => {
     [['hub', 'img', '--poll-interval', '90s'], 'invalid --poll-interval "90s" (want whole minutes, e.g. 10m or 1h)'],
     [['hub', 'img', '--available', 'no'], '--available must be true or false, got "no"'],
   ])('refuses %j', (args, message) => {
-    let error: unknown;
-    try {
-      parseCatalogAddArgs(args);
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(CommandError);
-    expect((error as CommandError).exitCode).toBe(2);
-    expect((error as CommandError).message.split('\n')[0]).toBe(message);
+    expect(usageErrorLine(() => parseCatalogAddArgs(args))).toBe(message);
   });
 });
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { fakeCluster, type FakeCluster } from '../../test/support/fake-cluster.ts';
 import { ApiError } from '../../pkg/shared/kube/index.ts';
 import { parseCatalogUpdateArgs, runCatalogUpdate } from './catalog-update.ts';
-import { CommandError } from './render.ts';
+import { usageErrorLine } from '../../test/support/usage-error.ts';
 
 const CATALOG = {
   apiVersion: 'olm.operatorframework.io/v1',
@@ -132,15 +132,7 @@ describe('olmv1 catalog update', () => {
     ],
     [['hub', '--priority', '1', '-o', 'table'], '-o must be yaml or json, got "table"'],
   ])('refuses %j as a usage error', (args, message) => {
-    let error: unknown;
-    try {
-      parseCatalogUpdateArgs(args);
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(CommandError);
-    expect((error as CommandError).exitCode).toBe(2);
-    expect((error as CommandError).message.split('\n')[0]).toBe(message);
+    expect(usageErrorLine(() => parseCatalogUpdateArgs(args))).toBe(message);
   });
 
   it('shows its help with exit code 0', async () => {
