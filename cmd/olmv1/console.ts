@@ -204,7 +204,7 @@ function extensionSources(client: KubeClient, systemNamespace: string) {
         { apiVersion: ref.apiVersion, kind: ref.kind, name: ref.name, ...(ref.namespace === '' ? {} : { namespace: ref.namespace }) },
         { signal },
       ),
-    crdPreview: (name: string) => previewCrdDeletion({ client, releases }, name),
+    crdPreview: (name: string) => previewCrdDeletion({ client, revisions: releases }, name),
     installerObjects: async (name: string, signal: AbortSignal) => {
       const out: string[] = [];
       for (const kind of INSTALLER_KINDS)

@@ -17,8 +17,7 @@ import {
   upgradeHold,
   type CatalogSource,
 } from '../../pkg/operator-controller/dependencyview/index.ts';
-import { deployedRelease, type Release } from '../../pkg/operator-controller/release/index.ts';
-import { createRevisionReader } from '../../pkg/operator-controller/revisions/index.ts';
+import { createRevisionReader, type RevisionReader } from '../../pkg/operator-controller/revisions/index.ts';
 import { readServerVersion } from '../../pkg/operator-controller/dependencies/index.ts';
 import { metadataFor, packageMissing, resolutionHints, resolve, type ResolveInput } from '../../pkg/operator-controller/resolve/index.ts';
 import { withCluster, type ClusterFlags } from './cluster-access.ts';
@@ -54,7 +53,7 @@ export async function runResolveCluster(spec: ClusterSpec, io: CommandIO, deps: 
 
 async function resolveFor(spec: ClusterSpec, kube: KubeContext, io: CommandIO, deps: ResolveClusterDeps): Promise<number> {
   const { source: src } = await readClusterExtension(kube, spec.extension);
-  const deployed = (await readDeployedRelease(kube, spec.systemNamespace, spec.extension))?.bundle;
+  const deployed = (await readInstalled(kube, spec.systemNamespace, spec.extension))?.bundle;
   const installed = deployed === undefined ? null : { name: deployed.name, version: deployed.version, release: deployed.release ?? null };
   const input = await clusterResolveInput(kube, deps, spec.catalogdUrl, src, installed);
   const channels = src.channels ?? [];
@@ -110,13 +109,14 @@ export async function readClusterExtension(kube: KubeContext, name: string): Pro
 }
 
 /**
- * The deployed release of `name` (pkg/operator-controller/release; under BoxcutterRuntime its
- * installed ClusterObjectSet revision, pkg/operator-controller/revisions), undefined when none.
+ * The installed revision of `name`, read without its objects through the one revision reader
+ * (pkg/operator-controller/revisions: its Helm release records, or under BoxcutterRuntime its
+ * ClusterObjectSets), undefined when none.
  * @throws CommandError (exit 1) when the records cannot be read.
  */
-async function readDeployedRelease(kube: KubeContext, systemNamespace: string, name: string): Promise<Release | undefined> {
+async function readInstalled(kube: KubeContext, systemNamespace: string, name: string): ReturnType<RevisionReader['installed']> {
   try {
-    return deployedRelease(await createRevisionReader({ client: kube.client, namespace: systemNamespace }).history(name));
+    return await createRevisionReader({ client: kube.client, namespace: systemNamespace }).installed(name);
   } catch (e) {
     throw new CommandError(`error reading the release records of ${JSON.stringify(name)} in ${systemNamespace}: ${errorMessage(e)}`, EXIT.failed);
   }

@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { fakeCluster, type FakeCluster } from '../../../test/support/fake-cluster.ts';
 import { Manifest, createReleaseStore, type Release } from '../../operator-controller/release/index.ts';
+import { createRevisionReader } from '../../operator-controller/revisions/index.ts';
 import type { Property } from '../../shared/fbc/types.ts';
 import type { KubeObject } from '../../shared/kube/index.ts';
 import { previewCrdDeletion, previewSummary } from './index.ts';
@@ -57,7 +58,7 @@ async function clusterWith(objects: KubeObject[], releases: Release[]): Promise<
 }
 
 const preview = (cluster: FakeCluster, ext = 'demo') =>
-  previewCrdDeletion({ client: cluster.client, releases: createReleaseStore({ client: cluster.client, namespace: NS }) }, ext);
+  previewCrdDeletion({ client: cluster.client, revisions: createRevisionReader({ client: cluster.client, namespace: NS }) }, ext);
 
 const widgets = crd('example.com', 'Widget', 'demo');
 const gadgets = crd('example.com', 'ClusterGadget', 'demo', 'Cluster');
@@ -160,7 +161,7 @@ describe('previewCrdDeletion', () => {
     const p = await previewCrdDeletion(
       {
         client: cluster.client,
-        releases: createReleaseStore({ client: cluster.client, namespace: NS }),
+        revisions: createRevisionReader({ client: cluster.client, namespace: NS }),
         catalogProperties: (pkg, bundle) => {
           if (pkg === 'unread') return Promise.reject(new Error('catalogd unreachable'));
           return Promise.resolve(catalog[bundle]);

@@ -1,7 +1,7 @@
 /**
  * What `olmv1 uninstall NAME --delete-crds` would delete (issue 63 item 4, decision 0119): every
- * CustomResourceDefinition the extension's release owns (the CRDs its newest and deployed release
- * records name, and those carrying its owner labels, which an uninstall keeps) with the count of
+ * CustomResourceDefinition the extension's revisions own (the CRDs its newest and installed revisions
+ * name, and those carrying its owner labels, which an uninstall keeps) with the count of
  * its custom resources per namespace; and the CRDs that must not go, naming who still owns or
  * uses them: a CRD whose live owner labels name another ClusterExtension, one another
  * extension's release names, one whose API another installed extension's bundle requires
@@ -22,7 +22,7 @@ import {
   type Gvk,
   type Predicate,
 } from '../../operator-controller/dependencies/index.ts';
-import { deployedRelease, type Release, type ReleaseStore } from '../../operator-controller/release/index.ts';
+import { installed, newest, type Revision, type RevisionReader } from '../../operator-controller/revisions/index.ts';
 
 /** The type of CustomResourceDefinitions, as read here. */
 export const CRD_TYPE = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' } as const;
@@ -60,10 +60,11 @@ export interface DeletionPreview {
   readonly unchecked: readonly string[];
 }
 
-/** What the preview reads: the caller's client (CRDs, custom resources) and the release records. */
+/** What the preview reads: the caller's client (CRDs, custom resources) and the extensions' revisions (either runtime's). */
 export interface PreviewPorts {
   readonly client: Pick<KubeClient, 'get' | 'listAll'>;
-  readonly releases: Pick<ReleaseStore, 'history' | 'list'>;
+  /** The one revision reader (pkg/operator-controller/revisions): Helm release records or ClusterObjectSets. */
+  readonly revisions: Pick<RevisionReader, 'revisions' | 'list'>;
   /**
    * The properties the catalogs give an installed bundle (where `olm.gvk` and the
    * `olm.gvk.required` of a CSV's required CRDs are), as the controller reads dependents;
@@ -83,21 +84,22 @@ interface CrdSpec {
 const isCrdIdentity = (o: KubeObject): boolean => o.kind === 'CustomResourceDefinition' && o.apiVersion.startsWith('apiextensions.k8s.io/');
 
 /** Names of the CRDs the revisions name. */
-function crdNamesOf(revisions: readonly (Release | undefined)[]): Set<string> {
+function crdNamesOf(revisions: readonly Revision[]): Set<string> {
   const names = new Set<string>();
-  for (const r of revisions) for (const o of r?.manifest.identities() ?? []) if (isCrdIdentity(o) && o.metadata.name) names.add(o.metadata.name);
+  for (const r of revisions) for (const o of r.objects.identities()) if (isCrdIdentity(o) && o.metadata.name) names.add(o.metadata.name);
   return names;
 }
 
-/** The revisions that speak for an extension now: its newest and its deployed one. */
-function current(history: readonly Release[]): Release[] {
-  const out = history[0] === undefined ? [] : [history[0]];
-  const deployed = deployedRelease(history);
-  if (deployed !== undefined && deployed !== history[0]) out.push(deployed);
+/** The revisions that speak for an extension now: its newest and its installed one. */
+function current(history: readonly Revision[]): Revision[] {
+  const last = newest(history);
+  const out = last === undefined ? [] : [last];
+  const now = installed(history);
+  if (now !== undefined && now !== last) out.push(now);
   return out;
 }
 
-const propertiesOf = (r: Release | undefined): Property[] =>
+const propertiesOf = (r: Revision | undefined): Property[] =>
   (r?.properties ?? []).filter((p): p is Property => typeof p === 'object' && p !== null && typeof (p as { type?: unknown }).type === 'string');
 
 const gvkKey = (g: Gvk): string => `${g.group}/${g.version}/${g.kind}`;
@@ -129,8 +131,8 @@ async function countCustomResources(client: PreviewPorts['client'], spec: CrdSpe
 
 /** Reads the preview of deleting `extension`'s CRDs; API failures are thrown (with the server's message). */
 export async function previewCrdDeletion(ports: PreviewPorts, extension: string): Promise<DeletionPreview> {
-  const { client, releases } = ports;
-  const own = current(await releases.history(extension));
+  const { client, revisions: reader } = ports;
+  const own = current(await reader.revisions(extension));
   const names = crdNamesOf(own);
   const selector = `${OWNER_KIND_LABEL}=ClusterExtension,${OWNER_NAME_LABEL}=${extension}`;
   for (const o of (await client.listAll(CRD_TYPE, { labelSelector: selector, metadataOnly: true })).items)
@@ -166,7 +168,7 @@ export async function previewCrdDeletion(ports: PreviewPorts, extension: string)
   for (const [name, crd] of live) for (const g of servedGvks((crd.spec ?? {}) as CrdSpec)) ourGvks.set(gvkKey(g), { gvk: g, crd: name });
   const unchecked: string[] = [];
   // The bundle's properties: its record's, and the catalogs' when they can be read.
-  const allProperties = async (name: string, r: Release | undefined): Promise<Property[]> => {
+  const allProperties = async (name: string, r: Revision | undefined): Promise<Property[]> => {
     if (r === undefined || ports.catalogProperties === undefined || live.size === 0) return propertiesOf(r);
     try {
       return [...propertiesOf(r), ...((await ports.catalogProperties(r.bundle.package, r.bundle.name)) ?? [])];
@@ -175,13 +177,13 @@ export async function previewCrdDeletion(ports: PreviewPorts, extension: string)
       return propertiesOf(r);
     }
   };
-  const others: { name: string; release: Release | undefined; properties: Property[]; candidate: Candidate }[] = [];
-  for (const other of (await releases.list()).filter((n) => n !== extension).sort()) {
-    const revisions = current(await releases.history(other));
+  const others: { name: string; release: Revision | undefined; properties: Property[]; candidate: Candidate }[] = [];
+  for (const other of (await reader.list()).filter((n) => n !== extension).sort()) {
+    const revisions = current(await reader.revisions(other));
     for (const name of crdNamesOf(revisions)) {
       if (live.has(name)) refusals.push({ crd: name, reason: `the release of ClusterExtension ${JSON.stringify(other)} includes it` });
     }
-    const release = deployedRelease(revisions) ?? revisions[0];
+    const release = installed(revisions) ?? revisions[0];
     const properties = await allProperties(other, release);
     others.push({
       name: other,
@@ -190,7 +192,7 @@ export async function previewCrdDeletion(ports: PreviewPorts, extension: string)
       candidate: installedCandidate({ name: other, packageName: release?.bundle.package ?? '', version: release?.bundle.version ?? '', properties }),
     });
   }
-  const self = deployedRelease(own) ?? own[0];
+  const self = installed(own) ?? own[0];
   const selfProperties = await allProperties(extension, self);
   const selfCandidate = (properties: Property[]): Candidate =>
     installedCandidate({ name: extension, packageName: self?.bundle.package ?? '', version: self?.bundle.version ?? '', properties });
