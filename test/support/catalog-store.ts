@@ -1,12 +1,16 @@
 /**
- * A catalogd content store (LocalDirStore) in a new temporary directory holding one catalog,
- * for tests of what serves from it (the catalog server, the GraphQL endpoint).
+ * catalogd content stores (LocalDirStore) in new temporary directories: one holding a catalog,
+ * for tests of what serves from it (the catalog server, the GraphQL endpoint), and an empty one
+ * with an unpack cache per test, for tests of what stores into it; and a catalog image as the
+ * image client opens it.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { LocalDirStore, type StoredVersion, type VersionInfo } from '../../pkg/catalogd/storage/index.ts';
+import { afterEach, beforeEach } from 'vitest';
+import { LocalDirStore, ingestInProcess, type StoredVersion, type VersionInfo } from '../../pkg/catalogd/storage/index.ts';
+import { CATALOG_IMAGE_LIMITS, createDiskImageCache, type BuiltLayer, type ImageCache, type OpenedImage } from '../../pkg/shared/image/index.ts';
 import type { Meta } from '../../pkg/shared/fbc/types.ts';
 
 /** A store that serves what `root` holds and ingests nothing, opened. */
@@ -38,5 +42,64 @@ export async function storeWith(
       await store.close();
       await rm(root, { recursive: true, force: true });
     },
+  };
+}
+
+/** The current test's store (ingesting in process) and unpack cache. */
+interface StoreBed {
+  readonly store: LocalDirStore;
+  readonly unpackCache: ImageCache;
+}
+
+/**
+ * Registers the hooks that give each test of the calling suite a new temporary directory
+ * (`prefix` names it) with an opened store in `store/` and an image unpack cache in `unpack/`;
+ * the store is closed and the directory deleted after the test.
+ */
+export function storePerTest(prefix: string): StoreBed {
+  let current: (StoreBed & { root: string }) | undefined;
+  beforeEach(async () => {
+    const root = await mkdtemp(join(tmpdir(), prefix));
+    const store = new LocalDirStore({ root: join(root, 'store'), ingest: ingestInProcess, logger: pino({ level: 'silent' }) });
+    await store.open();
+    current = { root, store, unpackCache: createDiskImageCache(join(root, 'unpack')) };
+  });
+  afterEach(async () => {
+    const done = current;
+    current = undefined;
+    await done?.store.close();
+    if (done !== undefined) await rm(done.root, { recursive: true, force: true });
+  });
+  const now = (): StoreBed => {
+    if (current === undefined) throw new Error('storePerTest: used outside a test');
+    return current;
+  };
+  return {
+    get store() {
+      return now().store;
+    },
+    get unpackCache() {
+      return now().unpackCache;
+    },
+  };
+}
+
+/** Catalog image `digestRef` as the image client opens it for streaming: one layer, `layer`, under `/configs`. */
+export function openedCatalogImage(digestRef: string, layer: BuiltLayer): OpenedImage {
+  return {
+    digest: digestRef.slice(digestRef.indexOf('@') + 1),
+    digestRef,
+    config: { labels: {}, raw: {} },
+    pathFilter: '/configs',
+    limits: CATALOG_IMAGE_LIMITS,
+    layers: [
+      {
+        digest: layer.digest,
+        size: layer.size,
+        async *open() {
+          yield layer.data;
+        },
+      },
+    ],
   };
 }

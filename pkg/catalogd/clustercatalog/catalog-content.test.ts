@@ -1,22 +1,12 @@
 // storeCatalogImage's choice between streaming and unpacking, with a real store (in-process
 // ingest) and a real unpack cache; only the registry side is replaced by built layers in memory.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pino from 'pino';
 import { Registry } from 'prom-client';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  buildLayer,
-  type BuiltLayer,
-  CATALOG_IMAGE_LIMITS,
-  createDiskImageCache,
-  type ImageCache,
-  type OpenedImage,
-  type PullOptions,
-  type PullResult,
-} from '../../shared/image/index.ts';
-import { LocalDirStore, ingestInProcess } from '../storage/index.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { buildLayer, type BuiltLayer, type OpenedImage, type PullOptions, type PullResult } from '../../shared/image/index.ts';
+import { openedCatalogImage, storePerTest } from '../../../test/support/catalog-store.ts';
 import { ContentStepError, createCatalogContentMetrics, storeCatalogImage } from './catalog-content.ts';
 
 const DIGEST = `sha256:${'a'.repeat(64)}`;
@@ -38,22 +28,7 @@ function images(layer: BuiltLayer, files: Record<string, string>, calls: string[
     async openLayers(): Promise<OpenedImage> {
       calls.push('openLayers');
       if (openError !== undefined) throw openError;
-      return {
-        digest: DIGEST,
-        digestRef: REF,
-        config: { labels: {}, raw: {} },
-        pathFilter: '/configs',
-        limits: CATALOG_IMAGE_LIMITS,
-        layers: [
-          {
-            digest: layer.digest,
-            size: layer.size,
-            async *open() {
-              yield layer.data;
-            },
-          },
-        ],
-      };
+      return openedCatalogImage(REF, layer);
     },
     async pull(_ref: string, o: PullOptions): Promise<PullResult> {
       calls.push('pull');
@@ -71,26 +46,16 @@ function images(layer: BuiltLayer, files: Record<string, string>, calls: string[
 }
 
 describe('storeCatalogImage', () => {
-  let root: string;
-  let store: LocalDirStore;
-  let unpackCache: ImageCache;
+  const bed = storePerTest('catalog-content-');
   let registry: Registry;
 
-  beforeEach(async () => {
-    root = await mkdtemp(join(tmpdir(), 'catalog-content-'));
-    store = new LocalDirStore({ root: join(root, 'store'), ingest: ingestInProcess, logger: log });
-    await store.open();
-    unpackCache = createDiskImageCache(join(root, 'unpack'));
+  beforeEach(() => {
     registry = new Registry();
-  });
-  afterEach(async () => {
-    await store.close();
-    await rm(root, { recursive: true, force: true });
   });
 
   const run = (img: ReturnType<typeof images>) =>
     storeCatalogImage(
-      { images: img, unpackCache, store, metrics: createCatalogContentMetrics(registry) },
+      { images: img, unpackCache: bed.unpackCache, store: bed.store, metrics: createCatalogContentMetrics(registry) },
       { name: 'ops', ref: REF, unpackedAt: () => '2026-11-23T00:00:00Z', log },
     );
   const counted = async (): Promise<string> =>
@@ -107,7 +72,7 @@ describe('storeCatalogImage', () => {
     expect(calls).toEqual(['openLayers']);
     expect(stored.version.info).toEqual({ digest: DIGEST, ref: REF, unpackedAt: '2026-11-23T00:00:00Z' });
     expect(await counted()).toBe('catalogd_catalog_contents_stored_total{method="streamed"} 1');
-    expect(await unpackCache.owners()).toEqual([]);
+    expect(await bed.unpackCache.owners()).toEqual([]);
   });
 
   it('unpacks an image whose layer needs it, and stores the same content', async () => {
@@ -117,10 +82,10 @@ describe('storeCatalogImage', () => {
     const stored = await run(images(linked, files, calls));
     expect(stored.streamed).toBe(false);
     expect(calls).toEqual(['openLayers', 'pull']);
-    expect(store.get('ops')?.info.digest).toBe(DIGEST);
+    expect(bed.store.get('ops')?.info.digest).toBe(DIGEST);
     expect(await counted()).toBe('catalogd_catalog_contents_stored_total{method="unpacked"} 1');
     // The unpacked tree is dropped once its content is stored.
-    expect(await unpackCache.fetch('ops', DIGEST)).toBeUndefined();
+    expect(await bed.unpackCache.fetch('ops', DIGEST)).toBeUndefined();
   });
 
   it('reports a catalog that does not decode as a store error, without unpacking it', async () => {
@@ -131,7 +96,7 @@ describe('storeCatalogImage', () => {
     expect((err as ContentStepError).step).toBe('store');
     expect((err as Error).message).toMatch(/^configs\/foo\.json:1: /);
     expect(calls).toEqual(['openLayers']);
-    expect(store.get('ops')).toBeUndefined();
+    expect(bed.store.get('ops')).toBeUndefined();
   });
 
   it('reports a failure to read the image as a source error', async () => {
@@ -147,7 +112,7 @@ describe('storeCatalogImage', () => {
     const calls: string[] = [];
     const files = { 'foo.json': PKG };
     const img = images(catalogLayer(files), files, calls);
-    await img.pull(REF, { owner: 'ops', cache: unpackCache });
+    await img.pull(REF, { owner: 'ops', cache: bed.unpackCache });
     calls.length = 0;
     const stored = await run(img);
     expect(stored.streamed).toBe(false);

@@ -1,14 +1,11 @@
 // The content-sync reconciler (every replica) over a real store and unpack cache, a fake of
 // the catalog informer and an image client that streams one built layer.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pino from 'pino';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ReconcileContext } from '../../shared/controller/index.ts';
-import { buildLayer, CATALOG_IMAGE_LIMITS, createDiskImageCache, type ImageCache, type OpenedImage } from '../../shared/image/index.ts';
+import { buildLayer, type OpenedImage } from '../../shared/image/index.ts';
 import type { KubeObject } from '../../shared/kube/index.ts';
-import { LocalDirStore, ingestInProcess } from '../storage/index.ts';
+import { openedCatalogImage, storePerTest } from '../../../test/support/catalog-store.ts';
 import { ContentSyncReconciler, type ContentSyncOptions } from './content-sync.ts';
 
 const log = pino({ level: 'silent' });
@@ -26,22 +23,7 @@ function images(opened: string[], failure?: Error): ContentSyncOptions['images']
     async openLayers(ref: string): Promise<OpenedImage> {
       opened.push(ref);
       if (failure !== undefined) throw failure;
-      return {
-        digest: ref.slice(ref.indexOf('@') + 1),
-        digestRef: ref,
-        config: { labels: {}, raw: {} },
-        pathFilter: '/configs',
-        limits: CATALOG_IMAGE_LIMITS,
-        layers: [
-          {
-            digest: layer.digest,
-            size: layer.size,
-            async *open() {
-              yield layer.data;
-            },
-          },
-        ],
-      };
+      return openedCatalogImage(ref, layer);
     },
     async pull() {
       throw new Error('a streamable image is never pulled');
@@ -77,29 +59,22 @@ function catalog(extra: { ref?: string; deleting?: boolean; unavailable?: boolea
 const ctx = (): ReconcileContext => ({ signal: new AbortController().signal, log });
 
 describe('ContentSyncReconciler', () => {
-  let root: string;
-  let store: LocalDirStore;
-  let unpackCache: ImageCache;
-
-  beforeEach(async () => {
-    root = await mkdtemp(join(tmpdir(), 'content-sync-'));
-    store = new LocalDirStore({ root: join(root, 'store'), ingest: ingestInProcess, logger: log });
-    await store.open();
-    unpackCache = createDiskImageCache(join(root, 'unpack'));
-  });
-  afterEach(async () => {
-    await store.close();
-    await rm(root, { recursive: true, force: true });
-  });
+  const bed = storePerTest('content-sync-');
 
   const sync = (objects: Record<string, KubeObject>, opened: string[], failure?: Error) =>
-    new ContentSyncReconciler({ catalogs: catalogs(objects), images: images(opened, failure), unpackCache, store, log }).reconcile('ops', ctx());
+    new ContentSyncReconciler({
+      catalogs: catalogs(objects),
+      images: images(opened, failure),
+      unpackCache: bed.unpackCache,
+      store: bed.store,
+      log,
+    }).reconcile('ops', ctx());
 
   it('stores what the leader published, with its unpack time, and only once', async () => {
     const opened: string[] = [];
     const published = catalog({ ref: refOf(digest('a')), lastUnpacked: '2026-11-24T01:02:03Z' });
     await sync({ ops: published }, opened);
-    expect(store.get('ops')?.info).toEqual({ digest: digest('a'), ref: refOf(digest('a')), unpackedAt: '2026-11-24T01:02:03Z' });
+    expect(bed.store.get('ops')?.info).toEqual({ digest: digest('a'), ref: refOf(digest('a')), unpackedAt: '2026-11-24T01:02:03Z' });
     await sync({ ops: published }, opened);
     expect(opened).toEqual([refOf(digest('a'))]);
   });
@@ -108,7 +83,7 @@ describe('ContentSyncReconciler', () => {
     const opened: string[] = [];
     await sync({ ops: catalog({ ref: refOf(digest('a')) }) }, opened);
     await sync({ ops: catalog({ ref: refOf(digest('b')) }) }, opened);
-    expect(store.get('ops')?.info.digest).toBe(digest('b'));
+    expect(bed.store.get('ops')?.info.digest).toBe(digest('b'));
     expect(opened).toEqual([refOf(digest('a')), refOf(digest('b'))]);
   });
 
@@ -117,7 +92,7 @@ describe('ContentSyncReconciler', () => {
     await sync({ ops: catalog() }, opened);
     await sync({ ops: catalog({ ref: 'registry.test/catalogs/ops:latest' }) }, opened);
     expect(opened).toEqual([]);
-    expect(store.get('ops')).toBeUndefined();
+    expect(bed.store.get('ops')).toBeUndefined();
   });
 
   it.each([
@@ -126,10 +101,10 @@ describe('ContentSyncReconciler', () => {
     ['Unavailable', { ops: catalog({ ref: refOf(digest('a')), unavailable: true }) }],
   ])('removes the content of a catalog that is %s', async (_what, objects: Record<string, KubeObject>) => {
     await sync({ ops: catalog({ ref: refOf(digest('a')) }) }, []);
-    expect(store.get('ops')).toBeDefined();
+    expect(bed.store.get('ops')).toBeDefined();
     await sync(objects, []);
-    expect(store.get('ops')).toBeUndefined();
-    expect(store.contentExists('ops')).toBe(false);
+    expect(bed.store.get('ops')).toBeUndefined();
+    expect(bed.store.contentExists('ops')).toBe(false);
   });
 
   it('says which catalog failed, with the source error, and keeps what was served', async () => {
@@ -138,6 +113,6 @@ describe('ContentSyncReconciler', () => {
       (e: unknown) => e,
     );
     expect((err as Error).message).toBe('syncing content of catalog "ops": error getting manifest: unauthorized');
-    expect(store.get('ops')?.info.digest).toBe(digest('a'));
+    expect(bed.store.get('ops')?.info.digest).toBe(digest('a'));
   });
 });
