@@ -43,6 +43,17 @@ export function chainedPackage(pkg: string, versions: readonly string[]): Declar
   } as unknown as DeclarativeConfig;
 }
 
+/** One catalog of `parts`' packages, channels and bundles, in that order. */
+export function mergedConfig(parts: readonly DeclarativeConfig[]): DeclarativeConfig {
+  return {
+    packages: parts.flatMap((p) => p.packages),
+    channels: parts.flatMap((p) => p.channels),
+    bundles: parts.flatMap((p) => p.bundles),
+    deprecations: parts.flatMap((p) => p.deprecations),
+    others: parts.flatMap((p) => p.others),
+  };
+}
+
 /**
  * Catalogs `catalogs` (default one serving catalog `c`), each serving `content` (or what it
  * returns at the time of the request) for the package it holds, nothing for others.
@@ -112,6 +123,7 @@ export function recordingDrift(calls: string[]): DriftTracker {
     stop: (extension) => void calls.push(`stop ${extension}`),
     expectDeletes: () => undefined,
     ownedUid: () => undefined,
+    revisionControlled: () => false,
     noteApplied: () => undefined,
     inSync: () => false,
     takeDrifted: () => [],

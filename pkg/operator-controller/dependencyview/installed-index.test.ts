@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DeclarativeConfig } from '../../shared/fbc/index.ts';
 import type { KubeObject } from '../../shared/kube/index.ts';
-import { catalogSource, chainedPackage } from '../../../test/support/extension-ports.ts';
+import { catalogSource, chainedPackage, mergedConfig } from '../../../test/support/extension-ports.ts';
 import { clusterCatalogObject } from '../../../test/support/cluster-catalogs.ts';
 import type { CatalogSource } from './catalogs.ts';
 import { InstalledIndex } from './installed-index.ts';
@@ -21,13 +21,7 @@ function content(extra = 0): DeclarativeConfig {
   const names = ['a', 'b', 'c', ...Array.from({ length: extra }, (_, i) => `p${i}`)];
   const parts = names.map((p) => chainedPackage(p, ['1.0.0', '1.1.0']));
   for (const b of parts[1]?.bundles ?? []) b.properties.push({ type: 'olm.package.required', value: { packageName: 'a', versionRange: '>=1.0.0' } });
-  return {
-    packages: parts.flatMap((p) => p.packages),
-    channels: parts.flatMap((p) => p.channels),
-    bundles: parts.flatMap((p) => p.bundles),
-    deprecations: [],
-    others: [],
-  };
+  return mergedConfig(parts);
 }
 
 /** A catalog source counting package lookups, its catalogs' digest changeable. */

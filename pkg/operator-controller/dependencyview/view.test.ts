@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DeclarativeConfig } from '../../shared/fbc/index.ts';
 import type { KubeObject } from '../../shared/kube/index.ts';
-import { catalogSource, chainedPackage } from '../../../test/support/extension-ports.ts';
+import { catalogSource, chainedPackage, mergedConfig } from '../../../test/support/extension-ports.ts';
 import { dependentsToWake } from './view.ts';
 import { InstalledIndex } from './installed-index.ts';
 
@@ -23,13 +23,7 @@ function content(): DeclarativeConfig {
   const parts = ['etcd', 'app', 'quiet'].map((p) => chainedPackage(p, ['3.1.0', '3.2.0']));
   for (const b of parts[1]?.bundles ?? [])
     b.properties.push({ type: 'olm.package.required', value: { packageName: 'etcd', versionRange: '>=3.2.0' } });
-  return {
-    packages: parts.flatMap((p) => p.packages),
-    channels: parts.flatMap((p) => p.channels),
-    bundles: parts.flatMap((p) => p.bundles),
-    deprecations: [],
-    others: [],
-  };
+  return mergedConfig(parts);
 }
 
 const source = catalogSource(content());
