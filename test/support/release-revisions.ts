@@ -1,4 +1,4 @@
-/** Builders of release revisions and CRDs for the rollback and upgrade-gate unit tests. */
+/** Builders of release revisions and CRDs for the rollback, upgrade-gate and runtime-migration unit tests. */
 import type { KubeObject } from '../../pkg/shared/unstructured/index.ts';
 import type { Release } from '../../pkg/operator-controller/release/index.ts';
 import { Manifest } from '../../pkg/operator-controller/release/index.ts';
@@ -15,6 +15,21 @@ export function rev(revision: number, status: Release['status'], version: string
     properties: [],
     description: status === 'failed' ? 'boom' : 'Upgrade complete',
     ...extra,
+  };
+}
+
+/** A record of extension `ext` (uid `ce-uid`, namespace `ns`) installing `p.v<version>` with `objects`, described by its status. */
+export function extRecord(revision: number, status: Release['status'], version: string, objects: KubeObject[]): Release {
+  return {
+    extension: 'ext',
+    extensionUID: 'ce-uid',
+    revision,
+    status,
+    namespace: 'ns',
+    bundle: { package: 'p', name: `p.v${version}`, version, image: `img:${version}` },
+    manifest: Manifest.ofObjects(objects),
+    properties: [],
+    description: status,
   };
 }
 

@@ -2,7 +2,8 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ApiError, type KubeObject } from '../../../shared/kube/index.ts';
 import { fakeCluster } from '../../../../test/support/fake-cluster.ts';
-import { Manifest, type Release, type ReleaseStatus } from '../../release/index.ts';
+import { extRecord } from '../../../../test/support/release-revisions.ts';
+import type { Release, ReleaseStatus } from '../../release/index.ts';
 import { MIGRATED_MESSAGE, migrateFromReleases, planMigration } from './migrate.ts';
 import { MIGRATED_FROM_HELM_LABEL, migratedRevision, ownerLabels, type ObjectSetManifest } from './revision.ts';
 import { createBoxcutterApplier } from './applier.ts';
@@ -21,17 +22,8 @@ const cm: KubeObject = {
 };
 const deployment: KubeObject = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'op', namespace: 'ns' }, spec: { replicas: 1 } };
 
-const record = (revision: number, status: ReleaseStatus, version = `1.${revision}.0`): Release => ({
-  extension: 'ext',
-  extensionUID: 'ce-uid',
-  revision,
-  status,
-  namespace: 'ns',
-  bundle: { package: 'p', name: `p.v${version}`, version, image: `img:${version}` },
-  manifest: Manifest.ofObjects([cm, deployment]),
-  properties: [],
-  description: status,
-});
+const record = (revision: number, status: ReleaseStatus, version = `1.${revision}.0`): Release =>
+  extRecord(revision, status, version, [cm, deployment]);
 
 const stored = (revision: number, labels: Record<string, string>, conditions: { type: string; status: string }[] = []): ObjectSetManifest => {
   const s = migratedRevision(owner, record(1, 'deployed'));

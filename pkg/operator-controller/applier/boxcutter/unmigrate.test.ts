@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, type KubeObject } from '../../../shared/kube/index.ts';
 import { fakeCluster } from '../../../../test/support/fake-cluster.ts';
-import { Manifest, type Release, type ReleaseStatus } from '../../release/index.ts';
+import { extRecord } from '../../../../test/support/release-revisions.ts';
+import type { Release, ReleaseStatus } from '../../release/index.ts';
 import { desiredRevision, type ObjectSetManifest } from './revision.ts';
 import { migrateToReleases, recordOfRevision } from './unmigrate.ts';
 
@@ -10,17 +11,7 @@ const labels = { 'olm.operatorframework.io/owner-kind': 'ClusterExtension', 'olm
 const cm: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'ns', labels }, data: { k: 'v' } };
 const owner = { name: 'ext', uid: 'ce-uid', installNamespace: 'ns' };
 
-const record = (revision: number, status: ReleaseStatus, version: string): Release => ({
-  extension: 'ext',
-  extensionUID: 'ce-uid',
-  revision,
-  status,
-  namespace: 'ns',
-  bundle: { package: 'p', name: `p.v${version}`, version, image: `img:${version}` },
-  manifest: Manifest.ofObjects([cm]),
-  properties: [],
-  description: status,
-});
+const record = (revision: number, status: ReleaseStatus, version: string): Release => extRecord(revision, status, version, [cm]);
 
 const revision = (n: number, version: string, succeeded: boolean, state: 'Active' | 'Archived' = 'Active'): ObjectSetManifest => {
   const s = desiredRevision({ name: 'ext', uid: 'ce-uid' }, { ...record(n, 'deployed', version), installNamespace: 'ns' }, n);
