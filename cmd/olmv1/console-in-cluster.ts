@@ -134,7 +134,7 @@ export async function runClusterConsole(args: string[], io: CommandIO, deps: Clu
         const made = consoleSources(
           kube,
           { ...deps, catalogClient, catalogContent },
-          { catalogdUrl: undefined, systemNamespace, clusterVersion, rawVersion, log },
+          { catalogdUrl: undefined, systemNamespace, clusterVersion, log },
         );
         return { ...made, close: () => kube.close() };
       },

@@ -30,8 +30,9 @@ import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags } from './cluster-acces
 import { catalogManifest, createCatalog, deleteCatalog } from '../../pkg/olmv1/catalog/index.ts';
 import { rollbackPorts, rollbackText } from './release-rollback.ts';
 import { rollBack } from '../../pkg/olmv1/rollback/index.ts';
+import { approveUpgrade, planUpgrade } from '../../pkg/olmv1/upgrade/index.ts';
 import { installRbac } from './rbac.ts';
-import { runUpgradeApprove, runUpgradePlan } from './upgrade.ts';
+import { upgradeServiceDeps } from './upgrade-deps.ts';
 import { listClusterCatalogs, type CatalogSourceDeps } from './catalog-sources.ts';
 import { runInstall } from './install.ts';
 import { runUninstall } from './uninstall.ts';
@@ -128,7 +129,7 @@ export async function runConsole(args: string[], io: CommandIO, deps: ConsoleDep
         log,
         catalogTtlMs: 30_000,
         now: () => Date.now(),
-        ...consoleSources(kube, { ...deps, catalogContent }, { catalogdUrl, systemNamespace, clusterVersion, rawVersion, log }),
+        ...consoleSources(kube, { ...deps, catalogContent }, { catalogdUrl, systemNamespace, clusterVersion, log }),
       }).catch((e: unknown) => {
         throw new CommandError(`cannot serve the console on 127.0.0.1:${port}: ${(e as Error).message}`, 1);
       });
@@ -149,11 +150,10 @@ export async function runConsole(args: string[], io: CommandIO, deps: ConsoleDep
 export function consoleSources(
   kube: KubeContext,
   deps: ConsoleDeps & { catalogContent: CatalogContentCache },
-  o: { catalogdUrl: URL | undefined; systemNamespace: string; clusterVersion: ClusterMinor | undefined; rawVersion: string | undefined; log: Logger },
+  o: { catalogdUrl: URL | undefined; systemNamespace: string; clusterVersion: ClusterMinor | undefined; log: Logger },
 ): { sources: ConsoleSources; watches: StartWatches } {
   const { catalogdUrl, systemNamespace, clusterVersion, log } = o;
   const catalogdFlag = catalogdUrl === undefined ? [] : [`--catalogd-url=${catalogdUrl.href}`];
-  const versionFlag = o.rawVersion === undefined ? [] : [`--cluster-version=${o.rawVersion}`];
   return {
     watches: consoleWatches({ client: kube.client, systemNamespace, log }),
     sources: {
@@ -168,7 +168,7 @@ export function consoleSources(
       },
       install: (installArgs) => installAs(kube, deps, [...catalogdFlag, ...installArgs]),
       tenant: tenantSources(kube, { catalogContent: deps.catalogContent, catalogdUrl, log }),
-      ...adminSources(kube, deps, catalogdFlag, { systemNamespace, clusterVersion, versionFlag, catalogdUrl }),
+      ...adminSources(kube, deps, { systemNamespace, clusterVersion, catalogdUrl }),
     },
   };
 }
@@ -254,22 +254,19 @@ async function captured(run: (io: CommandIO) => Promise<number>): Promise<{ code
 
 /**
  * The Cluster and Catalogs pages, the upgrade plan and Approve, and a package's permissions: each
- * the CLI's own command run as the console's user (`olmv1 status -o json`, `catalog add|remove`,
+ * the CLI's own service or command run as the console's user (`olmv1 status`, `catalog add|remove`,
  * `upgrade plan|approve`, and `olmv1 rbac`'s computation for a catalog's bundle image).
  */
 function adminSources(
   kube: KubeContext,
   deps: ConsoleDeps & { catalogContent: CatalogContentCache },
-  catalogdFlag: readonly string[],
   {
     systemNamespace,
     clusterVersion,
-    versionFlag,
     catalogdUrl,
-  }: { systemNamespace: string; clusterVersion: ClusterMinor | undefined; versionFlag: readonly string[]; catalogdUrl: URL | undefined },
+  }: { systemNamespace: string; clusterVersion: ClusterMinor | undefined; catalogdUrl: URL | undefined },
 ) {
   const systemNamespaceFlag = `--system-namespace=${systemNamespace}`;
-  const upgradeFlags = [...catalogdFlag, systemNamespaceFlag];
   const same = { connectCluster: () => Promise.resolve({ ...kube, close: () => undefined }) };
   const clock = { sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)), now: () => Date.now() };
   const bundleDeps = {
@@ -277,6 +274,7 @@ function adminSources(
     ...(deps.defaultAuthFile === undefined ? {} : { defaultAuthFile: deps.defaultAuthFile }),
   };
   const upgradeDeps = { ...same, catalogContent: deps.catalogContent, ...bundleDeps };
+  const upgradeServices = () => upgradeServiceDeps(kube, upgradeDeps, { catalogdUrl, registryValues: {}, imageLimits: BUNDLE_IMAGE_LIMITS });
   return {
     // `olmv1 status`'s service itself, as the console's user.
     clusterStatus: (signal: AbortSignal) =>
@@ -285,9 +283,17 @@ function adminSources(
     // `olmv1 catalog add|remove`'s service itself (pkg/olmv1/catalog), as the console's user.
     catalogAdd: (form: CatalogForm) => createCatalog(kube.client, catalogManifest({ ...form, available: true })),
     catalogRemove: (name: string) => deleteCatalog(kube.client, name),
-    // The page shows the plan's JSON as tables (ui/upgrade.tsx).
-    upgradePlan: (args: string[]) => captured((io) => runUpgradePlan([...upgradeFlags, ...versionFlag, ...args], io, upgradeDeps)),
-    upgradeApprove: (args: string[]) => captured((io) => runUpgradeApprove([...upgradeFlags, ...args], io, upgradeDeps)),
+    // `olmv1 upgrade plan|approve`'s services themselves, as the console's user; the page shows the plan as tables (ui/upgrade.tsx).
+    upgradePlan: (extension: string) =>
+      planUpgrade(upgradeServices(), { extension, systemNamespace, clusterVersion }).catch((e: unknown) => ({
+        ok: false as const,
+        error: errorMessage(e),
+      })),
+    upgradeApprove: (extension: string, version: string | undefined) =>
+      approveUpgrade(upgradeServices(), { extension, systemNamespace, version }).catch((e: unknown) => ({
+        ok: false as const,
+        error: errorMessage(e),
+      })),
     // `olmv1 release rollback NAME REVISION`'s service itself: its checks (CRD upgrade safety, resolution), refusals and patch.
     rollback: async (extension: string, revision: number) => {
       const ports = rollbackPorts(kube, { ...same, catalogContent: deps.catalogContent }, catalogdUrl);

@@ -3,8 +3,7 @@
  * them, object changes as `kubectl diff` field lines.
  */
 import type { PermissionChange, PlanChanges } from '../../pkg/operator-controller/upgradeplan/index.ts';
-import { formatGates } from './upgrade-gates.ts';
-import type { UpgradePlan } from './upgrade-plan.ts';
+import { formatGates, type UpgradePlan } from '../../pkg/olmv1/upgrade/index.ts';
 
 /** The plan as text, ending with a newline. */
 export function formatPlan(plan: UpgradePlan): string {

@@ -2,9 +2,11 @@
 // --feature-gates, else operator-controller's Deployment, else its defaults, which alone let the
 // deployed release's objects tell the certificate provider; --cert-provider sets it always.
 import { describe, expect, it } from 'vitest';
-import { ApiError, type KubeObject } from '../../pkg/shared/kube/index.ts';
+import type { CertProviderName } from '../../pkg/operator-controller/render/index.ts';
+import { ApiError, type KubeClient, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import { fakeCluster } from '../../test/support/fake-cluster.ts';
-import { formatGates, planGates } from './upgrade-gates.ts';
+import { formatGates, planGates as planWith } from '../../pkg/olmv1/upgrade/index.ts';
+import { controllerGates } from './upgrade-gates.ts';
 
 const NS = 'olmv1-system';
 const DEFAULTS = {
@@ -36,6 +38,13 @@ function deployment(args: string[], name = 'operator-controller-controller-manag
 const SERVICE_CA_RELEASE: KubeObject[] = [
   { apiVersion: 'v1', kind: 'Service', metadata: { name: 'w', annotations: { 'service.beta.openshift.io/serving-cert-secret-name': 'c' } } },
 ];
+
+/** The plan's gates with operator-controller's own parser, as the commands compose them; a refusal thrown with its exit code. */
+async function planGates(...args: [KubeClient, string, { featureGates?: string[]; certProvider?: CertProviderName }, KubeObject[]]) {
+  const r = await planWith(...args, controllerGates);
+  if (!r.ok) throw Object.assign(new Error(r.error), { exitCode: 1 });
+  return r.value;
+}
 
 describe('planGates', () => {
   it('--feature-gates decides alone: the Deployment is not read', async () => {

@@ -4,7 +4,7 @@
 // and WebhookProviderOpenshiftServiceCA), SingleOwnNamespaceInstallSupport and DeploymentConfig.
 // BundleReleaseSupport changes resolution, not rendering (render/ never reads it), so it is not
 // in the table. Each combination is written into operator-controller's Deployment as upstream's
-// manifests write gates; the plan reads them from there (upgrade-gates.ts), the controller
+// manifests write gates; the plan reads them from there (pkg/olmv1/upgrade/gates.ts), the controller
 // parses the same arguments with its own options parser (as run.ts does) and runs the steps
 // reconcilers.ts lists over a fake cluster. Where rendering fails, both fail with one message.
 import pino from 'pino';
@@ -31,7 +31,8 @@ import {
 } from '../../test/support/extension-ports.ts';
 import { parseOperatorControllerOptions } from '../operator-controller/options.ts';
 import { clusterExtensionReconciler, type ClusterExtensionPorts } from '../operator-controller/reconcilers.ts';
-import { planGates } from './upgrade-gates.ts';
+import { planGates } from '../../pkg/olmv1/upgrade/index.ts';
+import { controllerGates } from './upgrade-gates.ts';
 
 const SYSTEM_NAMESPACE = 'olmv1-system';
 const VERSION = '2.0.0';
@@ -168,7 +169,9 @@ async function planLists(deployment: KubeObject, ce: ClusterExtension, bundle: R
   const cluster = fakeCluster();
   cluster.seed(deployment);
   const release = installedRelease();
-  const gates = await planGates(cluster.client, SYSTEM_NAMESPACE, { certProvider: undefined }, release.manifest.objects());
+  const read = await planGates(cluster.client, SYSTEM_NAMESPACE, { certProvider: undefined }, release.manifest.objects(), controllerGates);
+  if (!read.ok) throw new Error(read.error);
+  const gates = read.value;
   const object = { ...structuredClone(ce), apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterExtension' } as KubeObject;
   const ports = {
     client: cluster.client,

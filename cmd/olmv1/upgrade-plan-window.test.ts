@@ -7,7 +7,7 @@ import type { KubeObject } from '../../pkg/operator-controller/bundle/index.ts';
 import { MAINTENANCE_WINDOW_ANNOTATION } from '../../pkg/operator-controller/maintenance/index.ts';
 import { formatPlan } from './upgrade-format.ts';
 import { planWindow } from '../../pkg/operator-controller/upgradeplan/index.ts';
-import type { UpgradePlan } from './upgrade-plan.ts';
+import type { UpgradePlan } from '../../pkg/olmv1/upgrade/index.ts';
 
 const NOW = Date.parse('2026-06-10T12:00:00Z');
 const ce = (annotations?: Record<string, string>, conditions?: unknown[]): KubeObject => ({

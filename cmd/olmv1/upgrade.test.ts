@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseApproveArgs, parsePlanArgs, runUpgradeApprove, runUpgradePlan, type UpgradeCommandDeps } from './upgrade.ts';
 import { formatPlan } from './upgrade-format.ts';
-import { pickReason, type UpgradePlan } from './upgrade-plan.ts';
+import { pickReason, type UpgradePlan } from '../../pkg/olmv1/upgrade/index.ts';
 
 /** Deps whose cluster is never reached: the tests here stop at the arguments. */
 const deps: UpgradeCommandDeps = {

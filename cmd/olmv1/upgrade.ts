@@ -1,15 +1,16 @@
 /**
- * `olmv1 upgrade plan NAME` and `upgrade approve NAME [VERSION]`: the plan (upgrade-plan.ts,
- * upgrade-format.ts) and the approval annotation, merge-patched with the resourceVersion read so
- * an extension changed in between is not approved blindly.
+ * `olmv1 upgrade plan NAME` and `upgrade approve NAME [VERSION]`: the flags parsed, the services
+ * of pkg/olmv1/upgrade called over the ports upgrade-deps.ts makes, and their values printed (the
+ * plan as text by upgrade-format.ts or as JSON; the approval's lines, approvalLines).
  */
+import type { ClusterMinor } from '../../pkg/operator-controller/gating/index.ts';
 import { parseClusterVersion } from '../../pkg/operator-controller/gating/index.ts';
-import { policySetting } from '../../pkg/operator-controller/upgradepolicy/index.ts';
-import { APPROVED_BUNDLE_ANNOTATION, CLUSTER_EXTENSION, UpdatePolicy } from '../../pkg/shared/api/index.ts';
-import { errorMessage } from '../../pkg/shared/errors/index.ts';
+import type { CertProviderName } from '../../pkg/operator-controller/render/index.ts';
+import { approvalLines, approveUpgrade, planUpgrade } from '../../pkg/olmv1/upgrade/index.ts';
+import { APPROVED_BUNDLE_ANNOTATION } from '../../pkg/shared/api/index.ts';
 import { parseSemver } from '../../pkg/shared/semver/index.ts';
-import { BUNDLE_IMAGE_LIMITS } from '../../pkg/shared/image/index.ts';
-import { isConflict, type KubeContext } from '../../pkg/shared/kube/index.ts';
+import { BUNDLE_IMAGE_LIMITS, type ImageLimits } from '../../pkg/shared/image/index.ts';
+import type { KubeContext } from '../../pkg/shared/kube/index.ts';
 import { IMAGE_LIMIT_FLAGS, imageLimitHelp } from '../shared/limits.ts';
 import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, withCluster, type ClusterFlags } from './cluster-access.ts';
 import { type CommandIO, EXIT } from './io.ts';
@@ -17,9 +18,8 @@ import { REGISTRY_FLAGS, registryFlagsHelp } from './registry-access.ts';
 import { CERT_PROVIDERS, CommandError, flagChoice, imageFlags, parseCommandLine, runCommand } from './render.ts';
 import { CATALOGD_URL_HELP, catalogdUrlFlag } from './install-args.ts';
 import { formatPlan } from './upgrade-format.ts';
-import { addChanges, resolvePlan, type PlanOptions, type UpgradeDeps } from './upgrade-plan.ts';
+import { upgradeServiceDeps, type UpgradeDeps } from './upgrade-deps.ts';
 import { checkGatesFlag } from './upgrade-gates.ts';
-import { grantUpgradeRbac } from './upgrade-rbac.ts';
 
 const COMMON_FLAGS_HELP = `${CLUSTER_FLAGS_HELP}
   --system-namespace NS      where release records are kept (default olmv1-system)
@@ -116,12 +116,19 @@ function extensionName(positionals: readonly string[], max: number, usage: strin
   return name;
 }
 
+/** What `upgrade plan` was asked. */
+interface PlanArgs {
+  extension: string;
+  clusterVersion: ClusterMinor | undefined;
+  certProvider: CertProviderName | undefined;
+  /** The occurrences of --feature-gates; undefined: operator-controller's are read. */
+  featureGates?: string[];
+  registryValues: { authfile?: string; 'ca-file'?: string };
+  imageLimits: ImageLimits;
+}
+
 /** The arguments of `upgrade plan`, checked. */
-export function parsePlanArgs(args: readonly string[]): {
-  common: CommonArgs;
-  plan: Omit<PlanOptions, 'systemNamespace' | 'catalogdUrl'>;
-  output: 'text' | 'json';
-} {
+export function parsePlanArgs(args: readonly string[]): { common: CommonArgs; plan: PlanArgs; output: 'text' | 'json' } {
   const { values, positionals } = parseCommandLine(args, PLAN_USAGE, {
     ...COMMON_FLAGS,
     ...REGISTRY_FLAGS,
@@ -185,9 +192,11 @@ export async function runUpgradePlan(args: readonly string[], io: CommandIO, dep
   return runCommand(io, async () => {
     const a = parsePlanArgs(args);
     return withCluster(deps.connectCluster(a.common.cluster), async (kube) => {
-      const options: PlanOptions = { ...a.plan, systemNamespace: a.common.systemNamespace, catalogdUrl: a.common.catalogdUrl };
-      const resolved = await resolvePlan(kube, deps, options);
-      const plan = await addChanges(kube, deps, options, resolved, io);
+      const { catalogdUrl, systemNamespace } = a.common;
+      const services = upgradeServiceDeps(kube, deps, { catalogdUrl, registryValues: a.plan.registryValues, imageLimits: a.plan.imageLimits }, io);
+      const result = await planUpgrade(services, { ...a.plan, systemNamespace });
+      if (!result.ok) throw new CommandError(result.error, result.registrySettings === true ? EXIT.usage : EXIT.failed);
+      const plan = result.plan;
       io.stdout.write(a.output === 'json' ? `${JSON.stringify(plan, null, 2)}\n` : formatPlan(plan));
       return plan.error === undefined ? EXIT.ok : EXIT.failed;
     });
@@ -199,50 +208,11 @@ export async function runUpgradeApprove(args: readonly string[], io: CommandIO, 
   return runCommand(io, async () => {
     const a = parseApproveArgs(args);
     await withCluster(deps.connectCluster(a.common.cluster), async (kube) => {
-      const options = { extension: a.extension, systemNamespace: a.common.systemNamespace, catalogdUrl: a.common.catalogdUrl };
-      const { plan, ce, release } = await resolvePlan(kube, deps, {
-        ...options,
-        certProvider: undefined,
-        registryValues: {},
-        imageLimits: BUNDLE_IMAGE_LIMITS,
-        clusterVersion: undefined,
-      });
-      const pick = plan.pick;
-      if (pick === null) throw new CommandError(`nothing to approve: the resolution fails: ${plan.error ?? ''}`, EXIT.failed);
-      if (plan.upToDate)
-        throw new CommandError(
-          `nothing to approve: ${a.extension} is up to date at ${plan.installed.bundle} (${plan.installed.version})`,
-          EXIT.failed,
-        );
-      if (a.version !== undefined && a.version !== pick.version) {
-        throw new CommandError(
-          `refusing to approve version ${a.version}: the next upgrade of ${a.extension} installs ${pick.bundle} (${pick.version}), not ${a.version}; ` +
-            `approve that with "olmv1 upgrade approve ${a.extension} ${pick.version}", or, to go to ${a.version} directly, set spec.source.catalog.version of the ClusterExtension to ${JSON.stringify(a.version)}`,
-          EXIT.failed,
-        );
-      }
-      const what = `${pick.bundle} (${pick.version}, from ${plan.installed.bundle} ${plan.installed.version}) for ClusterExtension ${a.extension}`;
-      if (policySetting(ce.object.metadata.annotations).policy === UpdatePolicy.Automatic) {
-        io.stderr.write(`note: the update policy of ${a.extension} is Automatic: its upgrades do not wait for an approval\n`);
-      }
-      // An extension `olmv1 install` created gets the permissions the approved bundle adds (upgrade-rbac.ts).
-      await grantUpgradeRbac(kube, deps, { ce, release, pick }, { dryRun: a.dryRun, systemNamespace: a.common.systemNamespace }, io);
-      if (a.dryRun) {
-        io.stdout.write(`would approve ${what} (dry run: nothing changed)\n`);
-        return;
-      }
-      const patch = { metadata: { resourceVersion: ce.object.metadata.resourceVersion, annotations: { [APPROVED_BUNDLE_ANNOTATION]: pick.bundle } } };
-      try {
-        await kube.client.patch({ ...CLUSTER_EXTENSION, name: a.extension }, patch, 'merge');
-      } catch (e) {
-        if (isConflict(e))
-          throw new CommandError(
-            `ClusterExtension ${JSON.stringify(a.extension)} changed while its upgrade was being resolved: run the command again`,
-            EXIT.failed,
-          );
-        throw new CommandError(`error annotating ClusterExtension ${JSON.stringify(a.extension)}: ${errorMessage(e)}`, EXIT.failed);
-      }
-      io.stdout.write(`approved ${what}: ${APPROVED_BUNDLE_ANNOTATION}=${pick.bundle}\n`);
+      const { catalogdUrl, systemNamespace } = a.common;
+      const services = upgradeServiceDeps(kube, deps, { catalogdUrl, registryValues: {}, imageLimits: BUNDLE_IMAGE_LIMITS }, io);
+      const r = await approveUpgrade(services, { extension: a.extension, systemNamespace, version: a.version, dryRun: a.dryRun });
+      for (const line of approvalLines(r)) io.stdout.write(`${line}\n`);
+      if (!r.ok) throw new CommandError(r.error, EXIT.failed);
     });
   });
 }

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { runUpgradePlan, type UpgradeCommandDeps } from '../../cmd/olmv1/upgrade.ts';
 import { fetchBundleFiles } from '../../cmd/olmv1/bundle-image.ts';
-import type { UpgradePlan } from '../../cmd/olmv1/upgrade-plan.ts';
+import type { UpgradePlan } from '../../pkg/olmv1/upgrade/index.ts';
 import { createCatalogClient, createCatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
 import { MAINTENANCE_WINDOW_ANNOTATION } from '../../pkg/operator-controller/maintenance/index.ts';
 import { createReleaseStore } from '../../pkg/operator-controller/release/index.ts';

@@ -11,7 +11,7 @@ import { createCatalogClient, createCatalogContentCache } from '../../pkg/operat
 import { createReleaseStore, deployedRelease } from '../../pkg/operator-controller/release/index.ts';
 import { objectDiff, permissionDelta } from '../../pkg/operator-controller/upgradeplan/index.ts';
 import { APPROVED_BUNDLE_ANNOTATION, CLUSTER_EXTENSION, UPDATE_POLICY_ANNOTATION, UpdatePolicy } from '../../pkg/shared/api/index.ts';
-import type { UpgradePlan } from '../../cmd/olmv1/upgrade-plan.ts';
+import type { UpgradePlan } from '../../pkg/olmv1/upgrade/index.ts';
 import {
   bundleFiles,
   clusterExtension,

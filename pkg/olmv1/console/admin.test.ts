@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { catalogAddForm, catalogView, upgradeApproveArgs, upgradePlanArgs, validName } from './admin.ts';
+import { approveVersion, catalogAddForm, catalogView, validName } from './admin.ts';
 
 describe('catalogView', () => {
   it('reads status, Progressing, poll interval, priority and availability of a ClusterCatalog', () => {
@@ -73,16 +73,16 @@ describe('catalogAddForm', () => {
   });
 });
 
-describe('the plan and approve command lines', () => {
-  it('put the name after --', () => {
-    expect(upgradePlanArgs('ext', [])).toEqual(['--output=json', '--', 'ext']);
-    expect(upgradeApproveArgs('ext', '1.1.0', [])).toEqual({ ok: true, args: ['--', 'ext', '1.1.0'] });
-    expect(upgradeApproveArgs('ext', undefined, [])).toEqual({ ok: true, args: ['--', 'ext'] });
+describe('the version of an approval', () => {
+  it('is the version given, or none', () => {
+    expect(approveVersion('1.1.0')).toEqual({ ok: true, version: '1.1.0' });
+    expect(approveVersion(undefined)).toEqual({ ok: true, version: undefined });
   });
 
   it('refuse a version that is not a semantic version, and names that are not DNS names', () => {
-    expect(upgradeApproveArgs('ext', '--dry-run', []).ok).toBe(false);
-    expect(upgradeApproveArgs('ext', '1.x', []).ok).toBe(false);
+    expect(approveVersion('--dry-run').ok).toBe(false);
+    expect(approveVersion('1.x').ok).toBe(false);
+    expect(approveVersion('v1.0.0').ok).toBe(false);
     expect(validName('ext')).toBe(true);
     expect(validName('-x')).toBe(false);
     expect(validName('a/b')).toBe(false);

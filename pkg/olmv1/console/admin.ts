@@ -1,9 +1,10 @@
 /**
  * The Catalogs, Cluster and upgrade requests of the console (pure): ClusterCatalog rows, and the
- * command lines of `olmv1 catalog add|remove`, `olmv1 upgrade plan|approve` and `olmv1 status`
- * the console runs as the user, and the revision of a rollback request. Every value is bound to its flag (`--flag=value`) or follows `--`,
+ * command lines of `olmv1 catalog add|remove` and `olmv1 status` the console runs as the user,
+ * the version of an approval and the revision of a rollback request. Every value is bound to its flag (`--flag=value`) or follows `--`,
  * so no request value can add a flag; names must be DNS names.
  */
+import { parseSemver } from '../../shared/semver/index.ts';
 
 /** A condition as the pages show it ('' when absent). */
 interface ConditionView {
@@ -93,20 +94,12 @@ export function validName(name: string): boolean {
   return name.length <= 253 && DNS_SUBDOMAIN.test(name);
 }
 
-/** The arguments of `olmv1 upgrade plan NAME -o json`. */
-export function upgradePlanArgs(name: string, common: readonly string[]): string[] {
-  return ['--output=json', ...common, '--', name];
-}
-
-/** The arguments of `olmv1 upgrade approve NAME [VERSION]`, or what is wrong with the version. */
-export function upgradeApproveArgs(
-  name: string,
-  version: unknown,
-  common: readonly string[],
-): { ok: true; args: string[] } | { ok: false; error: string } {
+/** The version an approval names ('' or absent: none), or what is wrong with it: a semantic version, as `olmv1 upgrade approve VERSION` takes. */
+export function approveVersion(version: unknown): { ok: true; version: string | undefined } | { ok: false; error: string } {
   const v = str(version).trim();
-  if (v !== '' && !/^v?\d+\.\d+\.\d+([-+][0-9A-Za-z.+-]*)?$/.test(v)) return { ok: false, error: `version ${JSON.stringify(v)}: a semantic version` };
-  return { ok: true, args: [...common, '--', name, ...(v === '' ? [] : [v])] };
+  if (v === '') return { ok: true, version: undefined };
+  if (!parseSemver(v).ok) return { ok: false, error: `version ${JSON.stringify(v)}: a semantic version` };
+  return { ok: true, version: v };
 }
 
 /** What a captured run of an `olmv1` command gives. */

@@ -11,7 +11,8 @@ import { headBundleImage, packageDetail, packageIcon, type HubTile } from './hub
 import { installCommandLine, parseInstallForm } from './install-form.ts';
 import { crdDeletionOutcome, uninstallCrdsArgs } from './crd-deletion.ts';
 import type { SessionSecrets } from './security.ts';
-import { catalogAddForm, catalogView, failureText, rollbackRevision, upgradeApproveArgs, upgradePlanArgs, validName } from './admin.ts';
+import { approveVersion, catalogAddForm, catalogView, failureText, rollbackRevision, validName } from './admin.ts';
+import { approvalLines } from '../upgrade/index.ts';
 import { route, type Route } from './routes.ts';
 import { statusExitCode } from '../status/index.ts';
 import { createChangeFeed, streamChanges, type ChangeFeed } from './live.ts';
@@ -141,10 +142,10 @@ export function consoleRoutes(c: RouteContext): Route[] {
       handle: async ({ res, params }) => {
         const name = params.name ?? '';
         if (!validName(name)) return json(res, 400, NOT_AN_EXTENSION);
-        const out = await need(sources.upgradePlan, 'upgrade plan')(upgradePlanArgs(name, []));
-        // Exit 1 with a plan on stdout: the plan says why (its error); without one, stderr does.
-        if (out.stdout.trim() === '') return json(res, 422, { error: failureText(out, 'upgrade plan') });
-        json(res, 200, { plan: JSON.parse(out.stdout) as unknown, log: out.stderr });
+        // A plan whose resolution fails is a plan (it says why); no plan at all is the error.
+        const out = await need(sources.upgradePlan, 'upgrade plan')(name);
+        if (!out.ok) return json(res, 422, { error: out.error });
+        json(res, 200, { plan: out.plan });
       },
     }),
     route({
@@ -199,11 +200,12 @@ export function consoleRoutes(c: RouteContext): Route[] {
       handle: async ({ res, params, body }) => {
         const name = params.name ?? '';
         if (!validName(name)) return json(res, 400, NOT_AN_EXTENSION);
-        const parsed = upgradeApproveArgs(name, body.version, []);
+        const parsed = approveVersion(body.version);
         if (!parsed.ok) return json(res, 400, { error: parsed.error });
-        const out = await need(sources.upgradeApprove, 'upgrade approve')(parsed.args);
-        if (out.code !== 0) return json(res, 422, { error: failureText(out, 'upgrade approve') });
-        json(res, 200, { approved: out.stdout.trim(), log: out.stderr });
+        const out = await need(sources.upgradeApprove, 'upgrade approve')(name, parsed.version);
+        // The roles granted before a refusal are part of its message, as the command prints them.
+        if (!out.ok) return json(res, 422, { error: [...approvalLines(out), out.error].join('\n') });
+        json(res, 200, { approval: out, approved: approvalLines(out).join('\n') });
       },
     }),
     route({

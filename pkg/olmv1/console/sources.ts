@@ -7,6 +7,7 @@ import type { InstallProgress } from './extensions.ts';
 import type { CatalogForm, CommandRun } from './admin.ts';
 import type { CatalogWrite } from '../catalog/index.ts';
 import type { StatusReport } from '../status/index.ts';
+import type { ApproveResult, UpgradePlanResult } from '../upgrade/index.ts';
 import type { HubTile } from './hub-index.ts';
 import type { TenantSources } from './tenant-sources.ts';
 import type { KubeObject } from '../../shared/kube/index.ts';
@@ -65,10 +66,10 @@ export interface ConsoleSources {
   catalogAdd?(catalog: CatalogForm): Promise<CatalogWrite>;
   /** Requests the deletion of a ClusterCatalog as `olmv1 catalog remove --no-wait` does, as the user. */
   catalogRemove?(name: string): Promise<CatalogWrite>;
-  /** Runs `olmv1 upgrade plan` with these arguments as the user. */
-  upgradePlan?(args: string[]): Promise<CommandRun>;
-  /** Runs `olmv1 upgrade approve` with these arguments as the user. */
-  upgradeApprove?(args: string[]): Promise<CommandRun>;
+  /** `olmv1 upgrade plan`'s service (pkg/olmv1/upgrade) for the extension, as the user. */
+  upgradePlan?(extension: string): Promise<UpgradePlanResult>;
+  /** `olmv1 upgrade approve`'s service for the extension (only when the pick has `version`, when given), as the user. */
+  upgradeApprove?(extension: string, version: string | undefined): Promise<ApproveResult>;
   /** True when objects of this kind are namespaced (discovery, as the user); rejects with the API server's error. */
   objectScope?(type: { apiVersion: string; kind: string }, signal: AbortSignal): Promise<boolean>;
   /** One object (of a release), read as the user; rejects with the API server's error (its `status`). */

@@ -1,11 +1,11 @@
 /**
- * What `olmv1 upgrade approve` adds for an extension `olmv1 install` created: exactly the grants
- * (verb x group x resource x name, and URLs) the new bundle's RBAC needs that the roles install
- * or an earlier approval created do not cover, in a Role or ClusterRole named after the new
- * bundle and labelled like the rest. The old roles stay: the upgrade still deletes old objects.
+ * What an approval adds for an extension `olmv1 install` created: exactly the grants (verb x
+ * group x resource x name, and URLs) the new bundle's RBAC needs that the roles install or an
+ * earlier approval created do not cover, in a Role or ClusterRole named after the new bundle and
+ * labelled like the rest. The old roles stay: the upgrade still deletes old objects.
  */
-import { atomsOfRule, ruleCovers, type Atom } from '../../pkg/operator-controller/applier/index.ts';
-import type { Release } from '../../pkg/operator-controller/release/index.ts';
+import { atomsOfRule, ruleCovers, type Atom } from '../../operator-controller/applier/index.ts';
+import type { Release } from '../../operator-controller/release/index.ts';
 import {
   extensionRenderOptions,
   policyRules,
@@ -13,18 +13,29 @@ import {
   renderFeatures,
   ruleText,
   type PolicyRule,
-} from '../../pkg/operator-controller/render/index.ts';
-import { errorMessage } from '../../pkg/shared/errors/index.ts';
-import { BUNDLE_IMAGE_LIMITS } from '../../pkg/shared/image/index.ts';
-import type { KubeContext, KubeObject } from '../../pkg/shared/kube/index.ts';
-import { type CommandIO, EXIT } from './io.ts';
-import { INSTALLED_BY_LABEL, installedForSelector } from './install-objects.ts';
-import { installRbac } from './rbac.ts';
-import { CommandError, loadBundle, type BundleSourceDeps } from './render.ts';
-import type { readClusterExtension } from './resolve-cluster.ts';
-import { planGates } from './upgrade-gates.ts';
+} from '../../operator-controller/render/index.ts';
+import { errorMessage, err, ok, type Result } from '../../shared/errors/index.ts';
+import type { KubeObject } from '../../shared/kube/index.ts';
+import { planGates } from './gates.ts';
+import type { ReadExtension, UpgradeDeps } from './ports.ts';
 
 const RBAC = 'rbac.authorization.k8s.io/v1';
+
+/** One role or binding granted (or, in a dry run, that would be): `Role ns/name` and its rules as text. */
+export interface Grant {
+  object: string;
+  rules: string[];
+}
+
+/** The grants an approval made for an extension `olmv1 install` created. */
+export interface RbacGrants {
+  /** `namespace/name` of the extension's ServiceAccount. */
+  serviceAccount: string;
+  /** The bundle whose permissions they are. */
+  bundle: string;
+  /** Empty: the ServiceAccount already holds every permission the bundle needs. */
+  grants: Grant[];
+}
 
 /** The rules of a Role ('' namespace) or ClusterRole. */
 function scopeOf(o: KubeObject): string {
@@ -91,63 +102,71 @@ export function rbacDelta(held: readonly KubeObject[], wanted: readonly KubeObje
 
 /** What the approval knows of the extension. */
 interface Approved {
-  ce: Awaited<ReturnType<typeof readClusterExtension>>;
+  ce: ReadExtension;
   release: Release;
   pick: { bundle: string; image: string };
 }
 
+/** Why the grants stopped, with those made before. */
+interface GrantFailure {
+  error: string;
+  grants: Grant[];
+}
+
 /**
- * For an extension `olmv1 install` created (others' RBAC is not ours), grants and prints the
- * rbacDelta of the picked bundle; `dryRun` only prints.
- * @throws CommandError (exit 1) when the bundle cannot be pulled or rendered, or a role cannot be created.
+ * For an extension `olmv1 install` created (others' RBAC is not ours: undefined), grants the
+ * rbacDelta of the picked bundle, rendered as the controller will render it; `dryRun` grants
+ * nothing and says what it would.
+ * @throws what `deps.bundles.load` throws (the bundle cannot be pulled or does not parse).
  */
 export async function grantUpgradeRbac(
-  kube: Pick<KubeContext, 'client'>,
-  deps: BundleSourceDeps,
+  deps: Pick<UpgradeDeps, 'client' | 'bundles' | 'gateParser' | 'rbac' | 'progress'>,
   a: Approved,
   o: { dryRun: boolean; systemNamespace: string },
-  io: CommandIO,
-): Promise<void> {
-  const { dryRun, systemNamespace } = o;
+): Promise<Result<RbacGrants | undefined, GrantFailure>> {
   const labels = a.ce.object.metadata.labels ?? {};
   const serviceAccount = a.ce.extension.spec.serviceAccount?.name;
-  if (labels[INSTALLED_BY_LABEL] !== 'olmv1' || serviceAccount === undefined) return;
+  if (labels[deps.rbac.installedBy.label] !== deps.rbac.installedBy.value || serviceAccount === undefined) return ok(undefined);
   const name = a.ce.object.metadata.name ?? '';
   const spec = a.ce.extension.spec;
-  io.stderr.write(`pulling bundle image ${a.pick.image} of ${a.pick.bundle} for the permissions it needs...\n`);
-  const bundle = await loadBundle({ source: a.pick.image, values: {}, imageLimits: BUNDLE_IMAGE_LIMITS }, deps, 'catalog');
-  // Rendered as the controller will render it: its gates (upgrade-gates.ts, as the plan reads
-  // them) and the cluster-wide proxy the deployed release has.
+  if (deps.bundles === undefined) return err({ error: 'fetching bundle images is not available', grants: [] });
+  deps.progress?.(`pulling bundle image ${a.pick.image} of ${a.pick.bundle} for the permissions it needs...`);
+  const bundle = await deps.bundles.load(a.pick.image);
+  // Rendered as the controller will render it: its gates (gates.ts, as the plan reads them) and
+  // the cluster-wide proxy the deployed release has.
   const installed = a.release.manifest.objects();
-  const gates = await planGates(kube.client, systemNamespace, {}, installed);
-  const options = extensionRenderOptions(spec, renderFeatures(gates.values), renderedClusterProxy(installed));
+  const gates = await planGates(deps.client, o.systemNamespace, {}, installed, deps.gateParser);
+  if (!gates.ok) return err({ error: gates.error, grants: [] });
+  const options = extensionRenderOptions(spec, renderFeatures(gates.value.values), renderedClusterProxy(installed));
   const args = { installNamespace: spec.namespace, ...(options.certProvider === undefined ? {} : { certProvider: options.certProvider }) };
-  const wanted = installRbac(bundle, options, serviceAccount, args, io);
+  let wanted: KubeObject[];
+  try {
+    wanted = deps.rbac.wanted(bundle, options, serviceAccount, args);
+  } catch (e) {
+    return err({ error: errorMessage(e), grants: [] });
+  }
   const held: KubeObject[] = [];
   for (const kind of ['ClusterRole', 'Role']) {
-    const { items } = await kube.client.listAll({ apiVersion: RBAC, kind }, { labelSelector: installedForSelector(name) });
-    held.push(...items.map((o) => ({ ...o, kind })));
+    const { items } = await deps.client.listAll({ apiVersion: RBAC, kind }, { labelSelector: deps.rbac.selector(name) });
+    held.push(...items.map((i) => ({ ...i, kind })));
   }
-  const delta = rbacDelta(held, wanted).map((o): KubeObject => ({
-    ...o,
-    metadata: { ...o.metadata, labels: { ...o.metadata.labels, ...installLabelsOf(labels) } },
+  const delta = rbacDelta(held, wanted).map((d): KubeObject => ({
+    ...d,
+    metadata: { ...d.metadata, labels: { ...d.metadata.labels, ...installLabelsOf(labels) } },
   }));
-  if (delta.length === 0) {
-    io.stdout.write(`ServiceAccount ${spec.namespace}/${serviceAccount} already holds every permission ${a.pick.bundle} needs\n`);
-    return;
-  }
-  for (const o of delta) {
-    const what = `${o.kind} ${o.metadata.namespace === undefined ? '' : `${o.metadata.namespace}/`}${o.metadata.name ?? ''}`;
-    if (!dryRun) {
+  const grants: Grant[] = [];
+  for (const d of delta) {
+    const what = `${d.kind} ${d.metadata.namespace === undefined ? '' : `${d.metadata.namespace}/`}${d.metadata.name ?? ''}`;
+    if (!o.dryRun) {
       try {
-        await kube.client.create(o);
+        await deps.client.create(d);
       } catch (e) {
-        throw new CommandError(`error creating ${what} for the upgrade's permissions: ${errorMessage(e)}`, EXIT.failed);
+        return err({ error: `error creating ${what} for the upgrade's permissions: ${errorMessage(e)}`, grants });
       }
     }
-    const rules = policyRules(o['rules']);
-    io.stdout.write(`${dryRun ? 'would grant' : 'granted'} ${what}${rules.length === 0 ? '' : `: ${rules.map(ruleText).join(', ')}`}\n`);
+    grants.push({ object: what, rules: policyRules(d['rules']).map(ruleText) });
   }
+  return ok({ serviceAccount: `${spec.namespace}/${serviceAccount}`, bundle: a.pick.bundle, grants });
 }
 
 /** The install labels of an extension's own labels, for what is created on its behalf. */
