@@ -15,7 +15,7 @@
  * 5. all deleted at once, until they and their objects are gone.
  */
 import { join } from 'node:path';
-import type { AuditLog } from './audit-log.ts';
+import { type AuditLog, describeRequests } from './audit-log.ts';
 import { type PushedBundle, clusterExtension } from './extension-bundles.ts';
 import { isInstalledAs } from './extension-runs.ts';
 import type { OlmStack } from './olm-stack.ts';
@@ -146,7 +146,9 @@ export async function runSide(
 
     await c.settle();
     const uninstall = await timeUninstall(stack, watch, objects, new Set(targets.keys()), { timeoutMs: o.timeoutMs, audit, who: c.who });
-    o.log(`${g.label}: ${n} (${uninstall.objects} objects) gone in ${Math.round(uninstall.doneMs)} ms, ${uninstall.requests.length} requests`);
+    o.log(
+      `${g.label}: ${n} (${uninstall.objects} objects) gone in ${Math.round(uninstall.doneMs)} ms, ${uninstall.requests.length} requests: ${describeRequests(uninstall.requests)}`,
+    );
 
     const figures: SideFigures = {
       label: g.label,

@@ -44,6 +44,12 @@ interface DeleteOptions extends Pick<ApplyObjectsOptions, 'signal'> {
   knownUid?: (obj: KubeObject) => string | undefined;
   /** Called for each kept CRD that is this extension's (uninstall marks it for its package). */
   onKeptCrd?: (crd: KubeObject) => Promise<void>;
+  /**
+   * The caller's own release of the CRDs' owner references (the uninstall's): a kept CRD is
+   * read only once it has settled, so that the two do not patch the same reference (one of them
+   * refused, read again) and the read finds nothing left to release.
+   */
+  crdsReleased?: Promise<unknown>;
 }
 
 /** True for the API server's authorization refusals (RBAC), as opposed to admission refusals. */
@@ -167,8 +173,10 @@ async function keepCrd(
   out: ObjectOutcome,
 ): Promise<ObjectOutcome> {
   const what = describeObject(crd);
+  // Its failure is the caller's to report; this release stands in for it.
+  if (options.crdsReleased !== undefined) await options.crdsReleased.catch(() => undefined);
   try {
-    await releaseOwnerReferences(client, crd, live?.metadata, extension, options.signal);
+    await releaseOwnerReferences(client, crd, options.crdsReleased === undefined ? live?.metadata : undefined, extension, options.signal);
   } catch (err) {
     out.failure = ownerReferenceError(crd, extension, err);
     return out;

@@ -9,7 +9,7 @@ export { ESTABLISH_NUDGE_ANNOTATION, waitEstablished, type CrdStatus } from './c
 export { deleteOwnedObjects, type DeleteOutcome } from './delete.ts';
 export { orphanObjects, releaseCrdReferences } from './keep-objects.ts';
 export { checkOwnership } from './ownership.ts';
-export { refersToAnyExtension } from './owner-references.ts';
+export { refersToAnyExtension, refersToExtension } from './owner-references.ts';
 export { OWNER_KIND, describeObject, droppedObjects, isCrd, objectIdentity, ownerSelector, refOf, withOwnerLabels } from './objects.ts';
 export { untouched } from './helm/apply.ts';
 export { desiredRelease, type DesiredRevision } from './revision.ts';

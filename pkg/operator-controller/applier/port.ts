@@ -94,6 +94,12 @@ interface UninstallObjects {
   knownUid?: (obj: KubeObject) => string | undefined;
   /** The records go only once this has settled too (the CRDs' owner references released). */
   after?: Promise<unknown>;
+  /**
+   * True for objects known to be controlled by one of the extension's revisions (the drift
+   * watches' caches): under BoxcutterRuntime the garbage collector deletes them with the
+   * revisions, so they are not deleted one by one.
+   */
+  revisionControlled?: (obj: KubeObject) => boolean;
 }
 
 export interface Applier {

@@ -30,7 +30,7 @@ function deps(
   history: Release[] | Error,
   calls: string[],
   client = fakeCluster().client,
-  drift: FinalizerPorts['drift'] = { stop: () => undefined, ownedUid: () => undefined },
+  drift: FinalizerPorts['drift'] = { stop: () => undefined, ownedUid: () => undefined, revisionControlled: () => false },
 ): FinalizerPorts {
   const events = { event: (_o, type, reason, _action, note) => void calls.push(`event ${type} ${reason}: ${note}`) } satisfies EventRecorder;
   const releases = {
@@ -193,6 +193,7 @@ describe('finalizers step on an extension being deleted', () => {
     const drift = {
       stop: () => void (stoppedAt = stoppedAt < 0 ? cluster.calls.length : stoppedAt),
       ownedUid: (_ext: string, o: KubeObject) => cached.get(o.metadata.name),
+      revisionControlled: () => false,
     };
     const release = {
       extension: 'ext',

@@ -3,8 +3,10 @@
  * under the uninstall finalizer the release's objects that still carry the extension's owner
  * labels are deleted as the extension's ServiceAccount, in reverse order, except
  * CustomResourceDefinitions, which stay with their custom resources (marked for their package,
- * decision 0049); then the release records, the bundle cache and the finalizers. Nothing relies on
- * garbage collection. Objects that are not the extension's, or that the API server refuses to
+ * decision 0049); then the release records, the bundle cache and the finalizers. Under
+ * BoxcutterRuntime the objects the drift watches saw controlled by one of the extension's revisions
+ * are left to the garbage collector, which deletes them with the revisions (decision 0145); nothing
+ * else relies on it. Objects that are not the extension's, or that the API server refuses to
  * delete, are left and logged.
  *
  * Deletion always completes without an installer (issue 69): an extension that installed nothing
@@ -58,7 +60,7 @@ export interface FinalizerPorts {
   scoped: Pick<ScopedClientFactory, 'forServiceAccount' | 'forget'>;
   bundleCache: Pick<ImageCache, 'delete'>;
   /** The drift watches: stopped; what their caches know of the release's objects spares the uninstall a read of each. */
-  drift: Pick<DriftTracker, 'stop' | 'ownedUid'>;
+  drift: Pick<DriftTracker, 'stop' | 'ownedUid' | 'revisionControlled'>;
   /** The extension's health sample, removed with it. */
   healthGauge: Pick<ExtensionHealthGauge, 'forget'>;
   events: EventRecorder;
@@ -131,7 +133,7 @@ async function uninstall(ports: FinalizerPorts, state: ExtensionState): Promise<
   }
   // The uids the drift watches' caches hold (objects carrying the owner labels), taken before
   // they end, which is before the first delete: the uninstall's deletes are no drift.
-  const knownUid = cachedUids(ports.drift, name, orphan ? [] : (history ?? []));
+  const { knownUid, revisionControlled } = cachedUids(ports.drift, name, orphan ? [] : (history ?? []));
   ports.drift.stop(name);
   const client = installer === undefined ? undefined : ports.scoped.forServiceAccount(ns, sa);
   try {
@@ -152,7 +154,7 @@ async function uninstall(ports: FinalizerPorts, state: ExtensionState): Promise<
     const releasing = releaseCrdReferences(client, name, signal);
     const [, outcome = { deleted: [], kept: [], skipped: [] }] = await settleAll([
       releasing,
-      ports.applier.uninstall(name, history, signal, { client, knownUid, after: releasing }),
+      ports.applier.uninstall(name, history, signal, { client, knownUid, revisionControlled, after: releasing }),
     ]);
     state.log.info({ deleted: outcome.deleted.length, kept: outcome.kept, skipped: outcome.skipped }, 'uninstalled');
     recordUninstalled(ports.events, state, outcome);
@@ -210,18 +212,26 @@ async function leaveObjects(ports: FinalizerPorts, state: ExtensionState, histor
 }
 
 /**
- * The uid of each object of `history` that a drift watch of `extension` holds (delete.ts deletes
- * it conditionally on that uid without reading it first), as a lookup by object.
+ * What the drift watches of `extension` hold of each object of `history`, as lookups by object:
+ * its uid (delete.ts deletes it conditionally on that uid without reading it first), and whether
+ * one of the extension's revisions controls it (BoxcutterRuntime leaves it to the garbage collector).
  */
-function cachedUids(drift: Pick<DriftTracker, 'ownedUid'>, extension: string, history: readonly Release[]): (obj: KubeObject) => string | undefined {
+function cachedUids(
+  drift: Pick<DriftTracker, 'ownedUid' | 'revisionControlled'>,
+  extension: string,
+  history: readonly Release[],
+): { knownUid: (obj: KubeObject) => string | undefined; revisionControlled: (obj: KubeObject) => boolean } {
   const uids = new Map<string, string>();
+  const controlled = new Set<string>();
   for (const release of history) {
     for (const obj of release.manifest.objects()) {
+      const id = objectIdentity(obj);
       const uid = drift.ownedUid(extension, obj);
-      if (uid !== undefined) uids.set(objectIdentity(obj), uid);
+      if (uid !== undefined) uids.set(id, uid);
+      if (drift.revisionControlled(extension, obj)) controlled.add(id);
     }
   }
-  return (obj) => uids.get(objectIdentity(obj));
+  return { knownUid: (obj) => uids.get(objectIdentity(obj)), revisionControlled: (obj) => controlled.has(objectIdentity(obj)) };
 }
 
 /** The way out the uninstall's failures name. */

@@ -7,8 +7,8 @@
  * detector needs (decision 0066).
  */
 import { createHash } from 'node:crypto';
-import { FIELD_MANAGER, OWNER_NAME_LABEL } from '../../shared/api/index.ts';
-import { refersToAnyExtension } from '../applier/index.ts';
+import { CLUSTER_OBJECT_SET, FIELD_MANAGER, OWNER_NAME_LABEL } from '../../shared/api/index.ts';
+import { refersToAnyExtension, refersToExtension } from '../applier/index.ts';
 import { LAST_APPLIED_ANNOTATION, objectKey, type InformerEventType, type KubeObject, type TypeRef } from '../../shared/kube/index.ts';
 import { MISSING, judged, objectHealth, type ObjectHealth, type ReleaseHealth } from './health.ts';
 
@@ -77,6 +77,11 @@ export interface DriftFingerprint extends KubeObject {
    * vouched for by the cache, so the apply reads it and removes the reference (applier/owner-references.ts).
    */
   extensionReferenced?: true;
+  /**
+   * Its controller is a ClusterObjectSet revision of the extension its owner-name label names
+   * (BoxcutterRuntime): the garbage collector deletes it when that revision goes.
+   */
+  revisionControlled?: true;
 }
 
 interface ManagedFieldsEntry {
@@ -171,6 +176,10 @@ export function fingerprint(obj: KubeObject, type?: TypeRef): DriftFingerprint {
     ...(owner === undefined ? {} : { owner }),
     ...(health === undefined ? {} : { health }),
     ...((m.ownerReferences ?? []).some(refersToAnyExtension) ? { extensionReferenced: true as const } : {}),
+    ...(owner !== undefined &&
+    (m.ownerReferences ?? []).some((r) => r.controller === true && r.kind === CLUSTER_OBJECT_SET.kind && refersToExtension(r, owner))
+      ? { revisionControlled: true as const }
+      : {}),
   };
 }
 

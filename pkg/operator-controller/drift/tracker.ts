@@ -5,6 +5,7 @@
  * and health verdicts.
  */
 import type { DriftMemory } from '../applier/index.ts';
+import type { KubeObject } from '../../shared/kube/index.ts';
 import type { ReleaseHealth } from './health.ts';
 
 /** The deployed release whose objects are watched. */
@@ -16,4 +17,10 @@ export interface DriftTracker extends DriftMemory {
   stop(extension: string): void;
   /** The verdicts on the release's judged objects, from the caches; their change queues a reconcile. */
   health(extension: string): ReleaseHealth;
+  /**
+   * True when a synced watch of the extension holds `obj` with one of the extension's
+   * ClusterObjectSet revisions as its controller: deleting the revisions deletes it (the garbage
+   * collector), so an uninstall need not.
+   */
+  revisionControlled(extension: string, obj: KubeObject): boolean;
 }

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { describe, expect, it, vi } from 'vitest';
 import { FIELD_MANAGER } from '../../shared/api/index.ts';
-import type { KubeObject } from '../../shared/kube/index.ts';
+import type { KubeObject, OwnerReference } from '../../shared/kube/index.ts';
 import { CLUSTER_KINDS, obj, setup } from '../../../test/support/drift-cluster.ts';
 import { fingerprint, lastWriteIsOurs } from './targets.ts';
 import type { TrackedRelease } from './tracker.ts';
@@ -36,6 +36,35 @@ describe('DriftWatches', () => {
       [500, true],
     ]);
     for (const m of maps) expect(drift.ownedUid('ext', m)).toBe(m.metadata.uid);
+  });
+
+  it("knows which objects one of the extension's revisions controls (the Boxcutter uninstall leaves them to the garbage collector)", async () => {
+    const { cluster, drift } = setup();
+    const ref = (kind: string, name: string, controller: boolean) => ({
+      apiVersion: 'olm.operatorframework.io/v1',
+      kind,
+      name,
+      uid: `${name}-uid`,
+      controller,
+    });
+    const owned = (name: string, refs: OwnerReference[]): KubeObject => ({
+      ...obj('ConfigMap', name, 'ns'),
+      metadata: { name, namespace: 'ns', uid: `${name}-uid`, labels: { 'olm.operatorframework.io/owner-name': 'ext' }, ownerReferences: refs },
+    });
+    const maps = [
+      owned('controlled', [ref('ClusterObjectSet', 'ext-2', true)]),
+      owned('not-controller', [ref('ClusterObjectSet', 'ext-1', false)]),
+      owned('others', [ref('ClusterObjectSet', 'other-1', true)]),
+      owned('extension', [ref('ClusterExtension', 'ext', true)]),
+      owned('none', []),
+    ];
+    cluster.objects = maps;
+    await drift.track({ ...RELEASE, objects: maps });
+    await vi.waitFor(() => expect(drift.ownedUid('ext', maps[0]!)).toBe('controlled-uid'));
+    expect(maps.filter((m) => drift.revisionControlled('ext', m)).map((m) => m.metadata.name)).toEqual(['controlled']);
+    expect(drift.revisionControlled('other', maps[0]!)).toBe(false);
+    drift.stop('ext');
+    expect(drift.revisionControlled('ext', maps[0]!)).toBe(false);
   });
 
   it('vouches for an object while its cached content is what the last apply answered, status aside', async () => {

@@ -194,6 +194,11 @@ export class DriftWatches implements DriftTracker {
     return cached === undefined || cached.extensionReferenced === true ? undefined : (cached.metadata.uid ?? '');
   }
 
+  revisionControlled(extension: string, obj: KubeObject): boolean {
+    const cached = this.#cached(extension, obj);
+    return cached !== undefined && cached !== 'unlisted' && cached.revisionControlled === true;
+  }
+
   noteApplied(extension: string, answer: KubeObject): void {
     this.#applied.note(extension, answer);
   }

@@ -4,6 +4,7 @@ import { ApiError, type KubeObject } from '../../../shared/kube/index.ts';
 import { fakeCluster, type FakeCluster } from '../../../../test/support/fake-cluster.ts';
 import { Manifest } from '../../release/index.ts';
 import { createBoxcutterApplier } from './applier.ts';
+import { releaseCrdReferences } from '../keep-objects.ts';
 import { desiredRevision, sameRevisionContent, type ObjectSetManifest } from './revision.ts';
 import { createObjectSetReleases, deleteRevisions } from './store.ts';
 import type { DesiredRevision } from '../revision.ts';
@@ -368,9 +369,114 @@ describe('deleteRevisions (the Boxcutter uninstall)', () => {
         cluster.client.delete(ref, o)
       ),
     };
+    const before = cluster.calls.length;
     await deleteRevisions(client, { systemNamespace: '' })('test-ext', undefined, undefined, true);
     expect(policies).toEqual([...own.map(() => 'Secret default'), 'ClusterObjectSet Orphan']);
+    // The Secrets found by one list, not read one by one (issue 74): the revisions' list, the
+    // Secrets' list, their deletes and the revision's.
+    const calls = cluster.calls.slice(before);
+    expect(calls.filter((c) => c.startsWith('get'))).toEqual([]);
+    expect(calls.filter((c) => c.startsWith('list'))).toEqual(['list ClusterObjectSet', `list Secret ${NS}`]);
+    expect(calls).toHaveLength(2 + own.length + 1);
     expect(secrets().map((s) => s.metadata.name)).toEqual(['users']);
     expect(cluster.live({ kind: 'CustomResourceDefinition', metadata: { name: 'widgets.example.com' } })).toBeDefined();
+  });
+});
+
+describe('the Boxcutter uninstall: the garbage collector and deletes at once (issue 74)', () => {
+  const labels = { 'olm.operatorframework.io/owner-kind': 'ClusterExtension', 'olm.operatorframework.io/owner-name': 'test-ext' };
+  const labelled = (o: KubeObject): KubeObject => ({ ...o, metadata: { ...o.metadata, labels } });
+
+  it('leaves the objects its revisions control to the garbage collector: neither read nor deleted, counted as deleted', async () => {
+    const cluster = fakeCluster();
+    const { applier, releases, request } = setup(cluster);
+    await applier.apply(await request(), desired([cm('a'), cm('b'), deployment]));
+    for (const o of [cm('a'), cm('b'), deployment]) cluster.seed(labelled(o));
+    const history = await releases.history(ext.name);
+    const uidOf = (o: KubeObject) => cluster.live(o)?.metadata.uid;
+    const before = cluster.calls.length;
+    const outcome = await applier.uninstall(ext.name, history, new AbortController().signal, {
+      client: cluster.client,
+      knownUid: uidOf,
+      // The drift watches saw the ConfigMaps controlled by the revision, not the Deployment.
+      revisionControlled: (o) => o.kind === 'ConfigMap',
+    });
+    const calls = cluster.calls.slice(before);
+    // The Deployment at its cached uid, the revisions' list, the CRDs' check, the revision's delete: 4 requests.
+    expect([...calls].sort()).toEqual([
+      'delete ClusterObjectSet test-ext-1',
+      'delete Deployment ns/op',
+      'list ClusterObjectSet',
+      'list CustomResourceDefinition',
+    ]);
+    expect(cluster.live(cm('a'))).toBeDefined();
+    expect(cluster.live(deployment)).toBeUndefined();
+    expect(outcome?.deleted.sort()).toEqual(['ConfigMap ns/a', 'ConfigMap ns/b', 'Deployment ns/op']);
+  });
+
+  it("keeps a CRD its revision controls with one release of its owner reference, the uninstall's, and marks it for its package", async () => {
+    const cluster = fakeCluster();
+    const { applier, releases, request, sets } = setup(cluster);
+    const crd: KubeObject = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.example.com' },
+      spec: { group: 'example.com', names: { kind: 'Widget', plural: 'widgets' }, scope: 'Namespaced', versions: [] },
+    };
+    await applier.apply(await request(), desired([crd]));
+    const owner = {
+      apiVersion: 'olm.operatorframework.io/v1',
+      kind: 'ClusterObjectSet',
+      name: 'test-ext-1',
+      uid: sets()[0]!.metadata.uid ?? '',
+      controller: true,
+    };
+    cluster.seed({ ...labelled(crd), metadata: { ...labelled(crd).metadata, ownerReferences: [owner] } });
+    const history = await releases.history(ext.name);
+    const before = cluster.calls.length;
+    await applier.uninstall(ext.name, history, new AbortController().signal, {
+      client: cluster.client,
+      knownUid: (o) => cluster.live(o)?.metadata.uid,
+      revisionControlled: () => true,
+      after: releaseCrdReferences(cluster.client, ext.name),
+    });
+    const calls = cluster.calls.slice(before).filter((c) => c.includes('CustomResourceDefinition'));
+    // The uninstall's list and release, the keep's read (nothing left to release) and mark, the revisions' check.
+    expect(calls).toEqual([
+      'list CustomResourceDefinition',
+      'patch CustomResourceDefinition widgets.example.com',
+      'get CustomResourceDefinition widgets.example.com',
+      'patch CustomResourceDefinition widgets.example.com',
+      'list CustomResourceDefinition',
+    ]);
+    const kept = cluster.live(crd);
+    expect(kept?.metadata.ownerReferences ?? []).toEqual([]);
+    expect(kept?.metadata.annotations?.['olm.operatorframework.io/kept-for-package']).toBe('p');
+  });
+
+  it('deletes every revision at once, propagationPolicy Background', async () => {
+    const cluster = fakeCluster();
+    const { applier, request, succeed } = setup(cluster);
+    await applier.apply(await request(), desired([cm('a')]));
+    succeed('test-ext-1');
+    await applier.apply(await request(), desired([cm('a', { k: 'v' })], '2.0.0'));
+    let inFlight = 0;
+    let most = 0;
+    const policies: string[] = [];
+    const client = {
+      ...cluster.client,
+      delete: async (ref: Parameters<typeof cluster.client.delete>[0], o?: Parameters<typeof cluster.client.delete>[1]) => {
+        policies.push(`${ref.name} ${o?.propagationPolicy ?? 'default'}`);
+        most = Math.max(most, ++inFlight);
+        await new Promise((resolve) => setImmediate(resolve));
+        inFlight--;
+        return cluster.client.delete(ref, o);
+      },
+    };
+    await deleteRevisions(client, { systemNamespace: NS })('test-ext');
+    expect(policies.sort()).toEqual(['test-ext-1 Background', 'test-ext-2 Background']);
+    expect(most).toBe(2);
+    expect(cluster.objects.size).toBeGreaterThan(0);
+    expect([...cluster.objects.values()].filter((o) => o.kind === 'ClusterObjectSet')).toEqual([]);
   });
 });

@@ -19,8 +19,9 @@
  *   objects applied); it fails as upstream when there is no revision at all.
  * - `rollback(desired)`: `apply(desired)`: the old content as a new revision, which archives the
  *   undone one once it has Succeeded (as upstream goes back: forward, to old content).
- * - `uninstall`: the objects deleted as the installer (../uninstall.ts), then the revisions
- *   (store.ts `deleteRevisions`).
+ * - `uninstall`: the objects deleted as the installer (../uninstall.ts), but those the drift
+ *   watches know a revision controls, which the garbage collector deletes with the revisions;
+ *   then the revisions (store.ts `deleteRevisions`).
  * - `migrate`: an extension with Helm release records and no revision gets revision 1 from its
  *   deployed record (migrate.ts).
  * - `deployed`: the installed revision (newest Succeeded, not archived).
@@ -235,7 +236,7 @@ export function createBoxcutterApplier(ports: BoxcutterApplierPorts): Applier {
     rollback: (request, desired) => apply(request, desired),
     migrate: (owner, signal) =>
       ports.helmReleases === undefined ? Promise.resolve('none') : migrateFromReleases({ client, releases: ports.helmReleases }, owner, signal),
-    uninstall: uninstallWith(deleteRevisions(client, { systemNamespace, settled: ports.settled })),
+    uninstall: uninstallWith(deleteRevisions(client, { systemNamespace, settled: ports.settled }), true),
     conflicts: () => undefined,
     deployed: async (name, signal) => deployedSummary(await listRevisions(client, name, signal)),
   };

@@ -11,10 +11,13 @@
  * revisions as owner (issue 69): once the CRDs were released (`after`), it waits until no write
  * of the revisions is in flight (`settled`; none starts while the extension is being deleted),
  * then looks at the CRDs again; a reference a late write put back fails the uninstall, whose
- * retry releases it again. Orphaning (the orphan annotation, or an installer that is gone), the
- * revisions' own Secrets are deleted and the revisions go with propagationPolicy Orphan: the
- * garbage collector removes their owner references from every object, CRDs included, and
- * deletes none of them.
+ * retry releases it again. The revisions are deleted all at once with propagationPolicy
+ * Background: the garbage collector deletes the objects and Secrets they control (the uninstall
+ * leaves to it the objects the drift watches knew a revision controls). Orphaning (the orphan
+ * annotation, or an installer that is gone), the revisions' own Secrets are deleted (found by one
+ * list, deleted at once, each conditionally on its uid) and the revisions go with
+ * propagationPolicy Orphan: the garbage collector removes their owner references from every
+ * object, CRDs included, and deletes none of them.
  */
 import { CLUSTER_OBJECT_SET, OWNER_NAME_LABEL, parseClusterObjectSet } from '../../../shared/api/index.ts';
 import { isNotFound, type KubeClient, type KubeObject } from '../../../shared/kube/index.ts';
@@ -206,30 +209,61 @@ async function crdsOwnedBy(client: KubeClient, extension: string, sets: readonly
 }
 
 /**
- * Deletes the Secrets revision `set` refers to that are provably its own (their controller owner
- * reference names its uid), each at the uid read: an orphaning delete of the revision would
- * leave them behind. Others' Secrets, and those already gone, are left alone.
+ * Deletes the Secrets the revisions `sets` refer to that are provably their own (their controller
+ * owner reference names the referring revision's uid), each conditionally on the uid listed and
+ * all at once: an orphaning delete of the revisions would leave them behind. The Secrets are found
+ * by one list per namespace (metadata only, by the extension's owner-name label, which
+ * packObjects sets), not read one by one. Others' Secrets, and those already gone, are left alone.
  */
-async function deleteOwnSecrets(client: KubeClient, set: ObjectSetManifest, systemNamespace: string, signal?: AbortSignal): Promise<void> {
-  const uid = set.metadata.uid;
-  if (uid === undefined) return;
-  const refs = new Map<string, { namespace: string; name: string }>();
-  for (const phase of set.spec.phases) {
-    for (const o of phase.objects) {
-      const namespace = o.ref?.namespace || systemNamespace;
-      if (o.ref !== undefined && namespace !== '') refs.set(`${namespace}/${o.ref.name}`, { namespace, name: o.ref.name });
+async function deleteOwnSecrets(
+  client: KubeClient,
+  extension: string,
+  sets: readonly ObjectSetManifest[],
+  systemNamespace: string,
+  signal?: AbortSignal,
+): Promise<void> {
+  // namespace -> Secret name -> the uid of the revision that refers to it, and that revision's name.
+  const wanted = new Map<string, Map<string, { uid: string; revision: string }>>();
+  for (const set of sets) {
+    const uid = set.metadata.uid;
+    if (uid === undefined) continue;
+    for (const phase of set.spec.phases) {
+      for (const o of phase.objects) {
+        const namespace = o.ref?.namespace || systemNamespace;
+        if (o.ref === undefined || namespace === '') continue;
+        const names = wanted.get(namespace) ?? new Map<string, { uid: string; revision: string }>();
+        names.set(o.ref.name, { uid, revision: set.metadata.name });
+        wanted.set(namespace, names);
+      }
     }
   }
-  for (const [at, ref] of refs) {
-    const secret = { apiVersion: 'v1', kind: 'Secret', ...ref };
-    try {
-      const live = await client.get(secret, signal === undefined ? {} : { signal });
-      if (!(live.metadata.ownerReferences ?? []).some((r) => r.controller === true && r.uid === uid)) continue;
-      await client.delete(secret, { preconditions: { uid: live.metadata.uid ?? '' }, ...(signal === undefined ? {} : { signal }) });
-    } catch (err) {
-      if (!isNotFound(err)) throw new Error(`deleting Secret ${at} of revision ${set.metadata.name}: ${errorMessage(err)}`, { cause: err });
-    }
-  }
+  const opts = signal === undefined ? {} : { signal };
+  await Promise.all(
+    [...wanted].map(async ([namespace, names]) => {
+      let items: KubeObject[];
+      try {
+        ({ items } = await client.listAll(
+          { apiVersion: 'v1', kind: 'Secret' },
+          { namespace, labelSelector: `${OWNER_NAME_LABEL}=${extension}`, metadataOnly: true, ...opts },
+        ));
+      } catch (err) {
+        throw new Error(`listing the Secrets of ${JSON.stringify(extension)}'s revisions in ${namespace}: ${errorMessage(err)}`, { cause: err });
+      }
+      await Promise.all(
+        items.map(async (live) => {
+          const name = live.metadata.name ?? '';
+          const owner = names.get(name);
+          if (owner === undefined || !(live.metadata.ownerReferences ?? []).some((r) => r.controller === true && r.uid === owner.uid)) return;
+          try {
+            await client.delete({ apiVersion: 'v1', kind: 'Secret', namespace, name }, { preconditions: { uid: live.metadata.uid ?? '' }, ...opts });
+          } catch (err) {
+            if (!isNotFound(err))
+              throw new Error(`deleting Secret ${namespace}/${name} of revision ${owner.revision}: ${errorMessage(err)}`, { cause: err });
+          }
+        }),
+      );
+    }),
+  );
 }
 
 /** What deleting revisions needs besides operator-controller's own client. */
@@ -250,7 +284,7 @@ export function deleteRevisions(client: KubeClient, options: DeleteRevisionsOpti
     await options.settled?.(extension);
     if (orphan) {
       // The garbage collector only releases the objects; the revisions' own Secrets go here.
-      for (const set of sets) await deleteOwnSecrets(client, set, systemNamespace, signal);
+      await deleteOwnSecrets(client, extension, sets, systemNamespace, signal);
     } else {
       const owned = await crdsOwnedBy(client, extension, sets, signal);
       if (owned.length > 0) {
@@ -260,15 +294,19 @@ export function deleteRevisions(client: KubeClient, options: DeleteRevisionsOpti
         );
       }
     }
-    for (const set of sets) {
-      try {
-        await client.delete(
-          { ...TYPE, name: set.metadata.name },
-          { ...(orphan ? { propagationPolicy: 'Orphan' as const } : {}), ...(signal === undefined ? {} : { signal }) },
-        );
-      } catch (err) {
-        if (!isNotFound(err)) throw new Error(`deleting revision ${set.metadata.name}: ${errorMessage(err)}`, { cause: err });
-      }
-    }
+    // All at once: no revision's delete waits for another's. Background: the garbage collector
+    // deletes what each one controls (its objects and Secrets) once it is gone.
+    const propagationPolicy = orphan ? ('Orphan' as const) : ('Background' as const);
+    const deletes = await Promise.allSettled(
+      sets.map(async (set) => {
+        try {
+          await client.delete({ ...TYPE, name: set.metadata.name }, { propagationPolicy, ...(signal === undefined ? {} : { signal }) });
+        } catch (err) {
+          if (!isNotFound(err)) throw new Error(`deleting revision ${set.metadata.name}: ${errorMessage(err)}`, { cause: err });
+        }
+      }),
+    );
+    const failed = deletes.find((d) => d.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
   };
 }
