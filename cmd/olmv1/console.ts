@@ -6,6 +6,13 @@
 import { randomBytes } from 'node:crypto';
 import pino, { type Logger } from 'pino';
 import { previewCrdDeletion } from '../../pkg/olmv1/crd-deletion/index.ts';
+import {
+  catalogBundleProperties,
+  describeInstallerObject,
+  listInstallerObjects,
+  previewUninstall,
+  uninstallExtension,
+} from '../../pkg/olmv1/uninstall/index.ts';
 import { createRevisionReader } from '../../pkg/operator-controller/revisions/index.ts';
 import { createCatalogContentCache, type CatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
 import { CLUSTER_CATALOG, CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
@@ -35,8 +42,7 @@ import { installRbac } from './rbac.ts';
 import { upgradeServiceDeps } from './upgrade-deps.ts';
 import { listClusterCatalogs, type CatalogSourceDeps } from './catalog-sources.ts';
 import { runInstall } from './install.ts';
-import { runUninstall } from './uninstall.ts';
-import { describeObject, installState, installedForSelector } from './install-objects.ts';
+import { installState, installedForSelector } from './install-objects.ts';
 import { type CommandIO, signalExitCode } from './io.ts';
 import { DEFAULT_SYSTEM_NAMESPACE } from './release.ts';
 import { CommandError, buildRenderOptions, formatObjects, loadBundle, parseCommandLine, runCommand, type BundleSourceDeps } from './render.ts';
@@ -173,15 +179,6 @@ export function consoleSources(
   };
 }
 
-/** The kinds `olmv1 install` creates for an extension besides the ClusterExtension and the namespace (as uninstall.ts lists them). */
-const INSTALLER_KINDS = [
-  { apiVersion: 'v1', kind: 'ServiceAccount' },
-  { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role' },
-  { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding' },
-  { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole' },
-  { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding' },
-] as const;
-
 /** The detail and uninstall of one ClusterExtension, read and written as the kubeconfig's user with the CLI's own code. */
 function extensionSources(client: KubeClient, systemNamespace: string) {
   // An extension's revisions: its ClusterObjectSets under the BoxcutterRuntime, else its release records.
@@ -205,13 +202,8 @@ function extensionSources(client: KubeClient, systemNamespace: string) {
         { signal },
       ),
     crdPreview: (name: string) => previewCrdDeletion({ client, revisions: releases }, name),
-    installerObjects: async (name: string, signal: AbortSignal) => {
-      const out: string[] = [];
-      for (const kind of INSTALLER_KINDS)
-        for (const o of (await client.listAll(kind, { labelSelector: installedForSelector(name), signal })).items)
-          out.push(describeObject({ ...o, kind: kind.kind }));
-      return out;
-    },
+    installerObjects: async (name: string, signal: AbortSignal) =>
+      (await listInstallerObjects(client, installedForSelector(name), signal)).map(describeInstallerObject),
     createObject: async (obj: KubeObject, dryRun: boolean, signal: AbortSignal) => {
       await client.create(obj, { dryRun, fieldValidation: 'Strict', signal });
     },
@@ -266,7 +258,6 @@ function adminSources(
     catalogdUrl,
   }: { systemNamespace: string; clusterVersion: ClusterMinor | undefined; catalogdUrl: URL | undefined },
 ) {
-  const systemNamespaceFlag = `--system-namespace=${systemNamespace}`;
   const same = { connectCluster: () => Promise.resolve({ ...kube, close: () => undefined }) };
   const clock = { sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)), now: () => Date.now() };
   const bundleDeps = {
@@ -303,9 +294,21 @@ function adminSources(
         return { ok: false as const, error: errorMessage(e) };
       }
     },
-    // `olmv1 uninstall NAME --delete-crds` itself: its preview, refusals and deletion, reading catalogd as it does.
-    uninstall: (args: string[]) =>
-      captured((io) => runUninstall([systemNamespaceFlag, ...args], io, { ...same, ...clock, catalogContent: deps.catalogContent })),
+    // `olmv1 uninstall NAME --delete-crds`'s service itself: its preview, refusals and deletion, reading catalogd as it does.
+    uninstall: async (extension: string, preview: boolean) => {
+      const ports = {
+        client: kube.client,
+        installerSelector: installedForSelector,
+        catalogProperties: catalogBundleProperties(kube.client, deps.catalogContent),
+        ...clock,
+      };
+      const request = { extension, systemNamespace, keepRbac: true, deleteCrds: true, timeoutMs: 2 * 60_000 };
+      try {
+        return await (preview ? previewUninstall(ports, request) : uninstallExtension(ports, request));
+      } catch (e) {
+        return { ok: false as const, error: { message: errorMessage(e) } };
+      }
+    },
     bundleRbac: (image: string, installNamespace: string, serviceAccount: string) =>
       captured((io) =>
         runCommand(io, async () => {

@@ -4,12 +4,10 @@
  * uninstalls as that ServiceAccount. Without the ClusterExtension (an install interrupted before
  * writing it), the labelled objects alone are deleted; with neither, NAME is not found.
  */
-import type { DeletionPreview, PreviewPorts } from '../../pkg/olmv1/crd-deletion/index.ts';
-import { previewUninstall, uninstallExtension, type UninstallEvent } from '../../pkg/olmv1/uninstall/index.ts';
+import type { DeletionPreview } from '../../pkg/olmv1/crd-deletion/index.ts';
+import { catalogBundleProperties, previewUninstall, uninstallExtension, type UninstallEvent } from '../../pkg/olmv1/uninstall/index.ts';
 import type { CatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
-import { selectedCatalogs } from '../../pkg/operator-controller/dependencyview/index.ts';
-import { CLUSTER_CATALOG } from '../../pkg/shared/api/index.ts';
-import type { KubeContext, KubeObject } from '../../pkg/shared/kube/index.ts';
+import type { KubeContext } from '../../pkg/shared/kube/index.ts';
 import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, withCluster, type ClusterFlags } from './cluster-access.ts';
 import { type Clock, type CommandIO, EXIT } from './io.ts';
 import { INSTALLED_FOR_LABEL, installedForSelector } from './install-objects.ts';
@@ -123,7 +121,7 @@ export async function runUninstall(args: readonly string[], io: CommandIO, deps:
       const ports = {
         client: kube.client,
         installerSelector: installedForSelector,
-        ...(deps.catalogContent === undefined ? {} : { catalogProperties: catalogProperties(kube, deps.catalogContent) }),
+        ...(deps.catalogContent === undefined ? {} : { catalogProperties: catalogBundleProperties(kube.client, deps.catalogContent) }),
         sleep: (ms: number) => deps.sleep(ms),
         now: () => deps.now(),
         report: (e: UninstallEvent) => (e.type === 'deleted' ? out : io.stderr).write(eventLine(e)),
@@ -184,20 +182,4 @@ function eventLine(e: UninstallEvent): string {
     case 'deletingCrd':
       return `deleting CustomResourceDefinition ${e.name} and its ${e.customResources} custom resources\n`;
   }
-}
-
-/** The properties the cluster's catalogs give a bundle (read through catalogd once per package), as the controller reads them. */
-function catalogProperties(kube: Cluster, content: CatalogContentCache): NonNullable<PreviewPorts['catalogProperties']> {
-  let catalogs: Promise<{ list: () => KubeObject[] }> | undefined;
-  return async (packageName, bundleName) => {
-    catalogs ??= kube.client.listAll(CLUSTER_CATALOG).then(({ items }) => ({ list: () => items }));
-    const selection = await selectedCatalogs({ catalogs: await catalogs, content }, undefined, packageName);
-    if (!selection.ok) throw new Error(selection.error);
-    for (const input of selection.value.inputs) {
-      if ('error' in input || input.package === null) continue;
-      const found = input.package.bundles.find((b) => b.name === bundleName);
-      if (found !== undefined) return found.properties;
-    }
-    return undefined;
-  };
 }

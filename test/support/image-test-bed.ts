@@ -1,7 +1,7 @@
 /**
  * What the image client's unit tests pull with, new for each test: a temporary directory, a disk
  * image cache in it and a fake registry; closed and deleted (read-only unpacked trees included)
- * after each test; and the error a pull rejects with.
+ * after each test.
  */
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -48,14 +48,4 @@ export function imageTestBed(prefix: string, deleteTree: (dir: string) => Promis
       return now().registry;
     },
   };
-}
-
-/** The error `p` rejects with; throws when it resolves. */
-export async function errorOf(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p;
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('expected a rejection');
 }

@@ -9,7 +9,7 @@ import { errorMessage } from '../../shared/errors/index.ts';
 import { extensionDetail, extensionRow, releaseObjectsView, uninstallPreview } from './extensions.ts';
 import { headBundleImage, packageDetail, packageIcon, type HubTile } from './hub-index.ts';
 import { installCommandLine, parseInstallForm } from './install-form.ts';
-import { crdDeletionOutcome, uninstallCrdsArgs } from './crd-deletion.ts';
+import { crdDeletionOutcome } from './crd-deletion.ts';
 import type { SessionSecrets } from './security.ts';
 import { approveVersion, catalogAddForm, catalogView, failureText, rollbackRevision, validName } from './admin.ts';
 import { approvalLines } from '../upgrade/index.ts';
@@ -154,9 +154,9 @@ export function consoleRoutes(c: RouteContext): Route[] {
       handle: async ({ res, params }) => {
         const name = params.name ?? '';
         if (!validName(name)) return json(res, 400, NOT_AN_EXTENSION);
-        const out = crdDeletionOutcome(await need(sources.uninstall, 'uninstall')(uninstallCrdsArgs(name, false)));
+        const out = crdDeletionOutcome(await need(sources.uninstall, 'uninstall')(name, true));
         if (!out.ok) return json(res, 422, { error: out.error });
-        json(res, 200, { preview: out.view, log: out.log });
+        json(res, 200, { preview: out.view });
       },
     }),
     route({
@@ -297,7 +297,7 @@ async function extension(c: RouteContext, res: ServerResponse, name: string, pre
   json(res, 200, uninstallPreview(obj, history, crds, installer, problems));
 }
 
-/** Deletes the extension previewed (its uid); opted in, the CRDs previewed (their digest) too, through `olmv1 uninstall --delete-crds --yes`. */
+/** Deletes the extension previewed (its uid); opted in, the CRDs previewed (their digest) too, through the uninstall service. */
 async function uninstall(sources: ConsoleSources, res: ServerResponse, name: string, body: z.infer<typeof uninstallBody>): Promise<void> {
   if (body.deleteCrds === undefined) {
     await sources.deleteExtension(name, body.uid, AbortSignal.timeout(60_000));
@@ -305,19 +305,19 @@ async function uninstall(sources: ConsoleSources, res: ServerResponse, name: str
   }
   if (!validName(name)) return json(res, 400, NOT_AN_EXTENSION);
   const run = need(sources.uninstall, 'uninstall');
-  const now = crdDeletionOutcome(await run(uninstallCrdsArgs(name, false)));
+  const now = crdDeletionOutcome(await run(name, true));
   if (!now.ok) return json(res, 422, { error: now.error });
   if (now.view.digest !== body.deleteCrds)
     return json(res, 409, {
       error: 'the CustomResourceDefinitions or their custom resources changed since the preview; nothing was deleted: review the preview again',
       preview: now.view,
     });
-  // Preconditioned on the uid previewed, as without the option; the command then waits for it to go and deletes the CRDs.
+  // Preconditioned on the uid previewed, as without the option; the service then waits for it to go and deletes the CRDs.
   await sources.deleteExtension(name, body.uid, AbortSignal.timeout(60_000));
   if (now.view.customResourceDefinitions.length === 0) return json(res, 202, { deleting: true, deleted: now.view });
-  const done = crdDeletionOutcome(await run(uninstallCrdsArgs(name, true)));
+  const done = crdDeletionOutcome(await run(name, false));
   if (!done.ok) return json(res, 422, { error: `ClusterExtension ${name} is being uninstalled, but: ${done.error}` });
-  json(res, 200, { deleting: true, deleted: done.view, log: done.log });
+  json(res, 200, { deleting: true, deleted: done.view });
 }
 
 /** An optional source, or a 501 saying which command this console cannot run. */

@@ -1,12 +1,13 @@
 /**
  * The uninstall page's opt-in "also delete the CustomResourceDefinitions" (issue 63 item 4),
- * pure: the command lines of `olmv1 uninstall NAME --delete-crds -o json` (the preview) and of
- * `--yes` (the deletion), and the preview the page shows, read from the command's JSON, with a
- * digest the confirmation sends back so the server deletes only what the user saw. The
- * computation, the refusals and the deletion are the CLI's own (cmd/olmv1/uninstall.ts).
+ * pure: the preview the page shows, read from the uninstall service's value (pkg/olmv1/uninstall,
+ * as `olmv1 uninstall NAME --delete-crds` computes it), with a digest the confirmation sends back
+ * so the server deletes only what the user saw. The computation, the refusals and the deletion
+ * are the service's.
  */
 import { createHash } from 'node:crypto';
-import { failureText, type CommandRun } from './admin.ts';
+import type { DeletionPreview } from '../crd-deletion/index.ts';
+import type { UninstallOutcome } from '../uninstall/index.ts';
 
 /** One CRD that would be (or was) deleted, with its custom resources per namespace ('' cluster-scoped). */
 interface CrdDeletionRow {
@@ -24,42 +25,25 @@ export interface CrdDeletionView {
   digest: string;
 }
 
-/**
- * The arguments of `olmv1 uninstall` for the console: `--keep-rbac` because the console's
- * uninstall keeps the installer's ServiceAccount and RBAC (its preview says so); the name after
- * `--`, so it is never read as a flag.
- */
-export function uninstallCrdsArgs(name: string, yes: boolean): string[] {
-  return ['--delete-crds', '--output=json', '--keep-rbac', ...(yes ? ['--yes', '--timeout=2m'] : []), '--', name];
-}
-
 /** The digest of a list of CRDs with their counts: equal digests, equal lists. */
 export function crdDeletionDigest(rows: readonly CrdDeletionRow[]): string {
   return createHash('sha256').update(JSON.stringify(rows)).digest('base64url');
 }
 
-const rec = (v: unknown): Record<string, unknown> => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-
-/** The view of a run of `olmv1 uninstall --delete-crds -o json`, or the command's own message (a refusal names who owns or uses a CRD). */
-export function crdDeletionOutcome(run: CommandRun): { ok: true; view: CrdDeletionView; log: string } | { ok: false; error: string } {
-  if (run.code !== 0) return { ok: false, error: failureText(run, 'uninstall --delete-crds') };
-  let doc: Record<string, unknown>;
-  try {
-    doc = rec(JSON.parse(run.stdout));
-  } catch {
-    return { ok: false, error: `olmv1 uninstall --delete-crds printed no JSON document: ${failureText(run, 'uninstall --delete-crds')}` };
-  }
-  const list = Array.isArray(doc.customResourceDefinitions) ? doc.customResourceDefinitions.map(rec) : [];
-  const rows = list.map((c) => ({
-    name: str(c.name),
-    group: str(c.group),
-    kind: str(c.kind),
-    scope: str(c.scope),
-    customResources: (Array.isArray(c.customResources) ? c.customResources.map(rec) : []).map((n) => ({
-      namespace: str(n.namespace),
-      count: typeof n.count === 'number' ? n.count : 0,
-    })),
+/** The page's view of a preview (or of what was deleted). */
+function crdDeletionView(extension: string, p: DeletionPreview | undefined): CrdDeletionView {
+  const rows = (p?.crds ?? []).map((c) => ({
+    name: c.name,
+    group: c.group,
+    kind: c.kind,
+    scope: c.scope,
+    customResources: c.customResources.map((n) => ({ namespace: n.namespace, count: n.count })),
   }));
-  return { ok: true, view: { extension: str(doc.extension), customResourceDefinitions: rows, digest: crdDeletionDigest(rows) }, log: run.stderr };
+  return { extension, customResourceDefinitions: rows, digest: crdDeletionDigest(rows) };
+}
+
+/** The view of the service's preview or deletion, or its own message (a refusal names who owns or uses a CRD). */
+export function crdDeletionOutcome(out: UninstallOutcome): { ok: true; view: CrdDeletionView } | { ok: false; error: string } {
+  if (!out.ok) return { ok: false, error: out.error.message };
+  return { ok: true, view: crdDeletionView(out.value.extension, out.value.crds) };
 }

@@ -32,23 +32,33 @@ const installs: string[][] = [];
 const rollbacks: [string, number][] = [];
 /** The objects read (`Kind ns/name`). */
 const reads: string[] = [];
-/** The runs of `olmv1 uninstall` (its arguments), and what its preview prints. */
-const uninstalls: string[][] = [];
+/** The calls of the uninstall service (extension, preview), and the CRDs its preview reads. */
+const uninstalls: [string, boolean][] = [];
 let gadgets = 2;
-const crdJson = (extension: string, deleted: boolean) =>
-  JSON.stringify({
+const crdSummary = (extension: string) => ({
+  ok: true as const,
+  value: {
     extension,
-    customResourceDefinitions: [
-      {
-        name: 'gadgets.example.com',
-        group: 'example.com',
-        kind: 'Gadget',
-        scope: 'Namespaced',
-        customResources: [{ namespace: 'a', count: gadgets }],
-      },
-    ],
-    deleted,
-  });
+    clusterExtension: true,
+    installerObjects: [],
+    installerKept: true,
+    crds: {
+      extension,
+      crds: [
+        {
+          name: 'gadgets.example.com',
+          uid: 'g',
+          group: 'example.com',
+          kind: 'Gadget',
+          scope: 'Namespaced',
+          customResources: [{ namespace: 'a', count: gadgets }],
+        },
+      ],
+      refusals: [],
+      unchecked: [],
+    },
+  },
+});
 let running: Awaited<ReturnType<typeof startConsole>>;
 const secrets = { token: 'a'.repeat(43), cookie: 'b'.repeat(43), pageKey: 'k'.repeat(43), csrfToken: 'c'.repeat(43), iconKey: 'i'.repeat(43) };
 /** The session cookie and page key: what the console's page sends. */
@@ -116,16 +126,14 @@ beforeAll(async () => {
       installerObjects: async () => [],
       deleteExtension: async (name, uid) => void deleted.push([name, uid]),
       installState: () => ({ state: 'waiting', progress: 'waiting for operator-controller' }),
-      uninstall: async (args) => {
-        uninstalls.push(args);
-        const name = args.at(-1) ?? '';
+      uninstall: async (name, preview) => {
+        uninstalls.push([name, preview]);
         if (name === 'shared')
           return {
-            code: 1,
-            stdout: '',
-            stderr: 'refusing to delete the CustomResourceDefinitions of ClusterExtension "shared"; nothing was deleted:\n',
+            ok: false,
+            error: { message: 'refusing to delete the CustomResourceDefinitions of ClusterExtension "shared"; nothing was deleted:\n' },
           };
-        return { code: 0, stdout: crdJson(name, args.includes('--yes')), stderr: '' };
+        return crdSummary(name);
       },
       install: async (args) => {
         installs.push(args);
@@ -193,7 +201,7 @@ describe('console server', () => {
     expect(deleted).toEqual([['ext', 'u-1']]);
   });
 
-  it('deletes the CRDs too only as previewed (its digest), through olmv1 uninstall --delete-crds, and shows its refusal', async () => {
+  it('deletes the CRDs too only as previewed (its digest), through the uninstall service, and shows its refusal', async () => {
     const refused = await get('/api/extensions/shared/crd-deletion');
     expect(refused.status).toBe(422);
     expect(((await refused.json()) as { error: string }).error).toContain(
@@ -216,9 +224,7 @@ describe('console server', () => {
       ['ext', 'u-1'],
       ['ext2', 'u-2'],
     ]);
-    expect(uninstalls.filter((a) => a.includes('--yes'))).toEqual([
-      ['--delete-crds', '--output=json', '--keep-rbac', '--yes', '--timeout=2m', '--', 'ext2'],
-    ]);
+    expect(uninstalls.filter(([, preview]) => !preview)).toEqual([['ext2', false]]);
     expect((await get('/api/extensions/--x/crd-deletion')).status).toBe(400);
   });
 

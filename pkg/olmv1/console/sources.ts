@@ -1,6 +1,7 @@
 /** What the console reads and writes through: every call acts as the signed-in user. */
 import type { DeclarativeConfig } from '../../shared/fbc/index.ts';
 import type { DeletionPreview } from '../crd-deletion/index.ts';
+import type { UninstallOutcome } from '../uninstall/index.ts';
 import type { Release } from '../../operator-controller/release/index.ts';
 import type { Revision } from '../../operator-controller/revisions/index.ts';
 import type { InstallProgress } from './extensions.ts';
@@ -52,10 +53,11 @@ export interface ConsoleSources {
   /** Where the install of a ClusterExtension object stands (as `olmv1 install` judges it while it waits). */
   installState(obj: unknown): InstallProgress;
   /**
-   * Runs `olmv1 uninstall` with these arguments (after `uninstall`) as the user: with
-   * `--delete-crds`, the preview (`-o json`) and, with `--yes`, the deletion of the CRDs.
+   * `olmv1 uninstall NAME --delete-crds`'s service (pkg/olmv1/uninstall) as the user, the
+   * installer's ServiceAccount and RBAC kept: with `preview`, what it deletes; else the uninstall
+   * and the deletion of the CRDs.
    */
-  uninstall?(args: string[]): Promise<CommandRun>;
+  uninstall?(name: string, preview: boolean): Promise<UninstallOutcome>;
   /** Runs `olmv1 install` with these arguments (after `install`) as the user; its exit code and output. */
   install(args: string[], signal: AbortSignal): Promise<{ code: number; stdout: string; stderr: string }>;
   /** `olmv1 status`'s report, read as the user (the cluster-upgrade gate); rejects when the cluster cannot be read. */

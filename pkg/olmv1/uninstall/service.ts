@@ -16,10 +16,10 @@ import { createRevisionReader } from '../../operator-controller/revisions/index.
 import { previewCrdDeletion, previewSummary, type DeletionPreview } from '../crd-deletion/index.ts';
 import { crdRefusal, deleteCrds } from './crds.ts';
 import { deleteInstallerObjects, describeInstallerObject, listInstallerObjects } from './installer.ts';
-import type { UninstallEvent, UninstallFailure, UninstallPorts, UninstallRequest, UninstallSummary } from './types.ts';
+import type { UninstallEvent, UninstallOutcome, UninstallPorts, UninstallRequest, UninstallSummary } from './types.ts';
 import { waitUntilDone } from './wait.ts';
 
-type Outcome = Result<UninstallSummary, UninstallFailure>;
+type Outcome = UninstallOutcome;
 const fail = (message: string, preview?: DeletionPreview): Outcome => err(preview === undefined ? { message } : { message, preview });
 
 /** The CRD deletion's preview (the kubeconfig's user reads it); a failure is the API server's message. */

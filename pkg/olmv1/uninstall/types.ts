@@ -1,4 +1,5 @@
 /** The uninstall service's request, ports, progress events and outcomes (see service.ts). */
+import type { Result } from '../../shared/errors/index.ts';
 import type { KubeClient } from '../../shared/kube/index.ts';
 import type { DeletionPreview, PreviewPorts } from '../crd-deletion/index.ts';
 
@@ -65,8 +66,11 @@ export interface UninstallSummary {
 }
 
 /** Why nothing (or not everything) was done, in the command's words. */
-export interface UninstallFailure {
+interface UninstallFailure {
   readonly message: string;
   /** The CRD preview when the failure is its refusal (nothing deleted). */
   readonly preview?: DeletionPreview;
 }
+
+/** What the service returns: what was (or would be) deleted, or why not. */
+export type UninstallOutcome = Result<UninstallSummary, UninstallFailure>;

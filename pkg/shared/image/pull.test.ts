@@ -9,7 +9,7 @@ import { createImageClient, type ImageClient } from './client.ts';
 import { deleteReadOnly } from './fs-tree.ts';
 import { BUNDLE_IMAGE_LIMITS } from './limits.ts';
 import { CATALOG_CONFIGS_LABEL } from './path-filter.ts';
-import { errorOf, imageTestBed } from '../../../test/support/image-test-bed.ts';
+import { imageTestBed } from '../../../test/support/image-test-bed.ts';
 
 const bed = imageTestBed('olmv1-pull-test-', deleteReadOnly);
 let client: ImageClient;
@@ -25,6 +25,15 @@ const catalogImage = (extra: Record<string, string> = {}) =>
     files: { 'configs/pkg/catalog.json': '{"schema":"olm.package","name":"pkg"}', 'other/file': 'not unpacked', ...extra },
     labels: { [CATALOG_CONFIGS_LABEL]: '/configs' },
   });
+
+async function errorOf(p: Promise<unknown>): Promise<Error> {
+  try {
+    await p;
+  } catch (err) {
+    return err as Error;
+  }
+  throw new Error('expected a rejection');
+}
 
 describe('pull', () => {
   it('pulls a catalog image by tag, unpacking only the label directory, read-only', async () => {

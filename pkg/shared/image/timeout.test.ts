@@ -4,7 +4,7 @@ import { findCause } from '../errors/index.ts';
 import { buildImage } from './build.ts';
 import { createImageClient, type ImageClient } from './client.ts';
 import { deleteReadOnly } from './fs-tree.ts';
-import { errorOf, imageTestBed } from '../../../test/support/image-test-bed.ts';
+import { imageTestBed } from '../../../test/support/image-test-bed.ts';
 import { RegistryTimeoutError } from './timeout.ts';
 
 const bed = imageTestBed('olmv1-timeout-test-', deleteReadOnly);
@@ -15,6 +15,15 @@ beforeEach(() => {
 });
 
 afterEach(() => client.close());
+
+async function errorOf(p: Promise<unknown>): Promise<Error> {
+  return p.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (err: unknown) => err as Error,
+  );
+}
 
 const timeoutOf = (err: Error): RegistryTimeoutError | undefined =>
   findCause(err, (e): e is RegistryTimeoutError => e instanceof RegistryTimeoutError);
