@@ -17,7 +17,7 @@ export { loadKubeConfig, type KubeConfigSource, type ResolvedKubeConfig } from '
 export { Informer, type InformerEventType, type InformerHandler } from './informer.ts';
 export { LAST_APPLIED_ANNOTATION, clientListWatch, stripManagedFields, type ListWatchSource } from './informer-source.ts';
 export { LeaderElector } from './leader-election.ts';
-export { counterOn, exponentialBuckets, gaugeOn, histogramOn } from './metrics.ts';
+export { NamedGauge, counterOn, exponentialBuckets, gaugeOn, histogramOn } from './metrics.ts';
 export { NoKindMatchError, isNoKindMatch } from './resource-mapper.ts';
 export { createOpenApiSchemas, type OpenApiSchemas } from './openapi.ts';
 export { compileSchemas, type ObjectSchema } from './openapi-schema.ts';

@@ -40,3 +40,31 @@ export function exponentialBuckets(start: number, factor: number, count: number)
   for (let i = 0, v = start; i < count; i++, v *= factor) out.push(v);
   return out;
 }
+
+/**
+ * A gauge with at most one sample per object (label `name`): set by a subclass, removed when the
+ * object goes, all removed when this replica stops reporting (leadership ended).
+ */
+export class NamedGauge {
+  readonly #gauge: Gauge<'name'>;
+
+  constructor(registry: Registry, metric: string, help: string) {
+    this.#gauge = gaugeOn(registry, metric, help, ['name']);
+  }
+
+  /** Object `name`'s sample: `value`, or none when undefined. */
+  protected sample(name: string, value: number | undefined): void {
+    if (value === undefined) this.#gauge.remove({ name });
+    else this.#gauge.set({ name }, value);
+  }
+
+  /** The object is gone. */
+  forget(name: string): void {
+    this.#gauge.remove({ name });
+  }
+
+  /** Leadership ended: another replica reports from now on. */
+  reset(): void {
+    this.#gauge.reset();
+  }
+}
