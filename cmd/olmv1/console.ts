@@ -37,6 +37,7 @@ import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags } from './cluster-acces
 import { catalogManifest, createCatalog, deleteCatalog } from '../../pkg/olmv1/catalog/index.ts';
 import { rollbackPorts, rollbackText } from './release-rollback.ts';
 import { rollBack } from '../../pkg/olmv1/rollback/index.ts';
+import { updateExtension, type CatalogFields } from '../../pkg/olmv1/update/index.ts';
 import { approveUpgrade, planUpgrade } from '../../pkg/olmv1/upgrade/index.ts';
 import { installRbac } from './rbac.ts';
 import { upgradeServiceDeps } from './upgrade-deps.ts';
@@ -204,6 +205,7 @@ function extensionSources(client: KubeClient, systemNamespace: string) {
     crdPreview: (name: string) => previewCrdDeletion({ client, revisions: releases }, name),
     installerObjects: async (name: string, signal: AbortSignal) =>
       (await listInstallerObjects(client, installedForSelector(name), signal)).map(describeInstallerObject),
+    updateExtension: (name: string, fields: CatalogFields, dryRun: boolean) => updateExtension(client, { name, fields, dryRun }),
     createObject: async (obj: KubeObject, dryRun: boolean, signal: AbortSignal) => {
       await client.create(obj, { dryRun, fieldValidation: 'Strict', signal });
     },

@@ -1,16 +1,17 @@
 /**
- * `olmv1 update NAME`: one JSON patch of the fields given, tested against the resourceVersion
- * read. Not a merge patch: that would merge a new selector's matchLabels into the old ones.
+ * `olmv1 update NAME`: parses the flags and prints what pkg/olmv1/update's service changed (one
+ * JSON patch of the fields given, tested against the resourceVersion read).
  */
-import { CLUSTER_EXTENSION, UpgradeConstraintPolicy } from '../../pkg/shared/api/index.ts';
-import { errorMessage } from '../../pkg/shared/errors/index.ts';
-import { isConflict } from '../../pkg/shared/kube/index.ts';
+import { UpgradeConstraintPolicy } from '../../pkg/shared/api/index.ts';
+import { updateExtension, type CatalogFields } from '../../pkg/olmv1/update/index.ts';
 import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, withCluster } from './cluster-access.ts';
 import { type CommandIO, EXIT } from './io.ts';
 import { catalogSelector, channelList, oneOf } from './install-args.ts';
 import type { InstallDeps } from './install.ts';
 import { CommandError, parseCommandLine, runCommand } from './render.ts';
-import { readClusterExtension } from './resolve-cluster.ts';
+
+// The service's pure parts, where the command's tests have always found them.
+export { catalogChanges, jsonPatch } from '../../pkg/olmv1/update/index.ts';
 
 const USAGE = `Usage: olmv1 update NAME [--version RANGE] [-c CHANNEL,...] [--catalog NAME | -l SELECTOR]
          [--upgrade-constraint-policy CatalogProvided|SelfCertified] [--dry-run]
@@ -42,9 +43,6 @@ Exit codes:
   0  updated (or nothing to change, or --dry-run)
   1  no such ClusterExtension, or it could not be changed (e.g. it changed meanwhile: run again)
   2  usage error (also no field flag given)`;
-
-/** The fields of spec.source.catalog `update` sets; null removes one. */
-type CatalogFields = Partial<Record<'version' | 'channels' | 'selector' | 'upgradeConstraintPolicy', unknown>>;
 
 /** Parses the arguments of `update`; usage problems throw a CommandError with exit code 2. */
 export function parseUpdateArgs(args: readonly string[]): {
@@ -84,63 +82,17 @@ export function parseUpdateArgs(args: readonly string[]): {
   return { name, fields, dryRun: values['dry-run'] === true, cluster: clusterFlags(values, USAGE) };
 }
 
-/**
- * The lines `update` prints for setting `fields` on `current` (spec.source.catalog as read):
- * `spec.source.catalog.<field>: <old> -> <new>` for each field whose value changes ("unset"
- * for an absent one), and the patch holding only those fields.
- */
-export function catalogChanges(current: Record<string, unknown>, fields: CatalogFields): { lines: string[]; patch: CatalogFields } {
-  const show = (v: unknown) => (v === undefined || v === null ? 'unset' : JSON.stringify(v));
-  const lines: string[] = [];
-  const patch: CatalogFields = {};
-  for (const [key, value] of Object.entries(fields) as [keyof CatalogFields, unknown][]) {
-    const before = current[key];
-    const same = JSON.stringify(before ?? null) === JSON.stringify(value ?? null);
-    if (same) continue;
-    lines.push(`spec.source.catalog.${key}: ${show(before)} -> ${show(value)}`);
-    patch[key] = value;
-  }
-  return { lines, patch };
-}
-
-/**
- * The JSON patch setting `fields` (null removes one) under spec.source.catalog, applied only
- * if the object still has `resourceVersion`.
- */
-export function jsonPatch(resourceVersion: string, fields: CatalogFields): object[] {
-  const ops: object[] = [{ op: 'test', path: '/metadata/resourceVersion', value: resourceVersion }];
-  for (const [key, value] of Object.entries(fields)) {
-    const path = `/spec/source/catalog/${key}`;
-    ops.push(value === null ? { op: 'remove', path } : { op: 'add', path, value });
-  }
-  return ops;
-}
-
 /** Runs `olmv1 update`; `args` are the arguments after `update`. */
 export async function runUpdate(args: readonly string[], io: CommandIO, deps: Pick<InstallDeps, 'connectCluster'>): Promise<number> {
   return runCommand(io, async () => {
     const a = parseUpdateArgs(args);
     await withCluster(deps.connectCluster(a.cluster), async (kube) => {
-      const { object } = await readClusterExtension(kube, a.name);
-      const spec = object.spec as { source?: { catalog?: Record<string, unknown> } } | undefined;
-      const { lines, patch } = catalogChanges(spec?.source?.catalog ?? {}, a.fields);
-      if (lines.length === 0) {
-        io.stdout.write(`ClusterExtension ${a.name}: nothing changes\n`);
-        return;
-      }
-      for (const line of lines) io.stdout.write(`${line}\n`);
-      if (a.dryRun) {
-        io.stdout.write(`dry run: ClusterExtension ${a.name} not changed\n`);
-        return;
-      }
-      try {
-        await kube.client.patch({ ...CLUSTER_EXTENSION, name: a.name }, jsonPatch(object.metadata.resourceVersion ?? '', patch), 'json');
-      } catch (e) {
-        if (isConflict(e))
-          throw new CommandError(`ClusterExtension ${JSON.stringify(a.name)} changed while it was being updated: run the command again`, EXIT.failed);
-        throw new CommandError(`error updating ClusterExtension ${JSON.stringify(a.name)}: ${errorMessage(e)}`, EXIT.failed);
-      }
-      io.stdout.write(`updated ClusterExtension ${a.name}\n`);
+      const result = await updateExtension(kube.client, { name: a.name, fields: a.fields, dryRun: a.dryRun });
+      for (const line of result.lines ?? []) io.stdout.write(`${line}\n`);
+      if (!result.ok) throw new CommandError(result.error, EXIT.failed);
+      if (result.lines.length === 0) io.stdout.write(`ClusterExtension ${a.name}: nothing changes\n`);
+      else if (!result.updated) io.stdout.write(`dry run: ClusterExtension ${a.name} not changed\n`);
+      else io.stdout.write(`updated ClusterExtension ${a.name}\n`);
     });
   });
 }

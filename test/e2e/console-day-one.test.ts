@@ -407,6 +407,23 @@ describe('olmv1 console: the day-one workflow against the real stack', () => {
     expect((await kube.client.get(greeting)).spec).toEqual({ message: 'Hello from the console' });
   }, 120_000);
 
+  it("changes the channels the extension asks for: previews the change, then applies it as the user (olmv1 update's service)", async () => {
+    const requested = page.locator('[data-requested]');
+    await expect.poll(() => requested.innerText(), { timeout: 15_000 }).toBe('Asks for version 0.2.0, from channel stable.');
+    await page.getByRole('button', { name: 'Change version or channels…' }).click();
+    await page.getByLabel('Channels, separated by commas (empty: any)').fill('candidate');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await expect
+      .poll(() => page.locator('[data-update-preview]').innerText(), { timeout: 15_000 })
+      .toBe('spec.source.catalog.channels: ["stable"] -> ["candidate"]');
+    const catalogSpec = async () => ((await kube.client.get(ceRef)).spec as { source: { catalog: Record<string, unknown> } }).source.catalog;
+    expect(await catalogSpec()).toMatchObject({ channels: ['stable'] });
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await expect.poll(() => page.locator('[data-update-done]').count(), { timeout: 15_000 }).toBe(1);
+    expect(await catalogSpec()).toMatchObject({ version: '0.2.0', channels: ['candidate'] });
+    await expect.poll(() => requested.innerText(), { timeout: 15_000 }).toBe('Asks for version 0.2.0, from channel candidate.');
+  }, 120_000);
+
   it('uninstalls after the preview; operator-controller removes the extension and its objects and keeps the CRD, as the preview said', async () => {
     await page.getByRole('button', { name: 'Uninstall…' }).click();
     await expect.poll(() => page.locator('[data-uninstall-preview="ready"]').count(), { timeout: 30_000 }).toBe(1);

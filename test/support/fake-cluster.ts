@@ -87,7 +87,7 @@ interface JsonPatchOp {
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Applies `ops` (`test` and `remove`) to `target` in place; false when one does not apply. */
+/** Applies `ops` (`test`, `remove`, and `add` of an object's member) to `target` in place; false when one does not apply. */
 function applyJsonPatch(target: unknown, ops: readonly JsonPatchOp[]): boolean {
   for (const { op, path, value } of ops) {
     const keys = path.split('/').slice(1);
@@ -96,6 +96,10 @@ function applyJsonPatch(target: unknown, ops: readonly JsonPatchOp[]): boolean {
     for (const k of keys) parent = (parent as Record<string, unknown> | undefined)?.[k];
     if (parent === undefined || parent === null || last === undefined) return false;
     const container = parent as Record<string, unknown> & unknown[];
+    if (op === 'add' && isRecord(container)) {
+      container[last] = structuredClone(value);
+      continue;
+    }
     if (!(last in container)) return false;
     if (op === 'test') {
       if (JSON.stringify(container[last]) !== JSON.stringify(value)) return false;

@@ -11,6 +11,7 @@ import type { StatusReport } from '../status/index.ts';
 import type { ApproveResult, UpgradePlanResult } from '../upgrade/index.ts';
 import type { HubTile } from './hub-index.ts';
 import type { TenantSources } from './tenant-sources.ts';
+import type { CatalogFields, UpdateResult } from '../update/index.ts';
 import type { KubeObject } from '../../shared/kube/index.ts';
 
 /** A catalog's content, loadable one package at a time. */
@@ -97,6 +98,8 @@ export interface ConsoleSources {
    * server checks it, CRD schema included, and stores nothing); rejects with the API server's error.
    */
   createObject?(obj: KubeObject, dryRun: boolean, signal: AbortSignal): Promise<void>;
+  /** `olmv1 update NAME`'s service as the user: the fields that change (null removes one), previewed or written. */
+  updateExtension?(name: string, fields: CatalogFields, dryRun: boolean): Promise<UpdateResult>;
   /** A namespace's available packages and Extensions, as its admin (the Namespace page; tenant-sources.ts). */
   tenant?: TenantSources;
 }

@@ -28,6 +28,7 @@ import { ReleaseHistory, ReleaseObjects } from './release.tsx';
 import { Table } from './table.tsx';
 import { UpgradePlan } from './upgrade.tsx';
 import { CreateInstance } from './create-instance.tsx';
+import { ChangeVersion } from './change-version.tsx';
 
 export { Table };
 
@@ -283,6 +284,7 @@ export function ExtensionPage({ name }: { name: string }) {
         />
       )}
       {!d.deleting && !requested && <UpgradePlan name={name} installed={`${d.row.version}/${d.releases.length}`} />}
+      {!d.deleting && !requested && <ChangeVersion name={name} installed={d.row.version} />}
       {!d.deleting && !requested && <CreateInstance name={name} installed={d.row.version} />}
       <Title headingLevel="h2">Conditions</Title>
       {d.conditions.length === 0 ? (
