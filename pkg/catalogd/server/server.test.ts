@@ -494,6 +494,22 @@ describe('catalog server answer buffers', () => {
     }
   }
 
+  /** A pausedClient per request, each connecting once the one before has stalled; resolves when the last has. */
+  async function inTurn(
+    port: number,
+    requests: { paths: string[]; headers?: string }[],
+    readAfter: Promise<void>,
+  ): Promise<ReturnType<typeof pausedClient>[]> {
+    let previous: Promise<void> = Promise.resolve();
+    const clients = requests.map((r) => {
+      const client = pausedClient(port, r.paths, previous, readAfter, r.headers);
+      previous = client.stalled;
+      return client;
+    });
+    await previous;
+    return clients;
+  }
+
   it('lends a buffer again only after its answer was written out, with readers that stall', async () => {
     const port = (app.server.address() as AddressInfo).port;
     let go!: () => void;
@@ -504,18 +520,11 @@ describe('catalog server answer buffers', () => {
     // One connection after the other, each once the one before stalled, so that later answers
     // are read after earlier ones were sent (and stalled), when a buffer released too early
     // would be lent again.
-    let previous: Promise<void> = Promise.resolve();
-    const clients = plans.map((pkgs) => {
-      const client = pausedClient(
-        port,
-        pkgs.map((p) => `/catalogs/c/api/v1/metas?package=${p}`),
-        previous,
-        readAfter,
-      );
-      previous = client.stalled;
-      return client;
-    });
-    await previous;
+    const clients = await inTurn(
+      port,
+      plans.map((pkgs) => ({ paths: pkgs.map((p) => `/catalogs/c/api/v1/metas?package=${p}`) })),
+      readAfter,
+    );
     go();
     const results = await Promise.all(clients.map((c) => c.bodies));
     results.forEach((bodies, i) => {
@@ -539,13 +548,11 @@ describe('catalog server answer buffers', () => {
       '/catalogs/c/api/v1/all',
     ];
     const plans = Array.from({ length: 4 }, (_, c) => ({ paths: paths(c), gzip: c % 2 === 1 }));
-    let previous: Promise<void> = Promise.resolve();
-    const clients = plans.map((plan) => {
-      const client = pausedClient(port, plan.paths, previous, readAfter, plan.gzip ? 'accept-encoding: gzip\r\n' : '');
-      previous = client.stalled;
-      return client;
-    });
-    await previous;
+    const clients = await inTurn(
+      port,
+      plans.map((plan) => ({ paths: plan.paths, headers: plan.gzip ? 'accept-encoding: gzip\r\n' : '' })),
+      readAfter,
+    );
     go();
     const results = await Promise.all(clients.map((c) => c.bodies));
     results.forEach((bodies, i) => {
