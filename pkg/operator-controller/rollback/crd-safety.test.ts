@@ -12,6 +12,19 @@ function live(...crds: KubeObject[]): Map<string, KubeObject> {
   return new Map(crds.map((c) => [c.metadata.name ?? '', c]));
 }
 
+/** The live Widget CRD with versions v1 and v2, `stored` in its status. */
+const liveWidgets = (stored: string[]): Map<string, KubeObject> =>
+  live(
+    crd(
+      W,
+      [
+        { name: 'v1', props: size },
+        { name: 'v2', props: size },
+      ],
+      stored,
+    ),
+  );
+
 describe('checkRollbackCrds', () => {
   // 2.0.0 added v2 as the storage version; 1.0.0 only has v1.
   const deployed = rev(2, 'deployed', '2.0.0', {
@@ -29,16 +42,7 @@ describe('checkRollbackCrds', () => {
       const v = checkRollbackCrds({
         deployed,
         target,
-        live: live(
-          crd(
-            W,
-            [
-              { name: 'v1', props: size },
-              { name: 'v2', props: size },
-            ],
-            ['v1', 'v2'],
-          ),
-        ),
+        live: liveWidgets(['v1', 'v2']),
         enforcement,
       });
       expect(v.warnings).toEqual([]);
@@ -59,16 +63,7 @@ describe('checkRollbackCrds', () => {
     const v = checkRollbackCrds({
       deployed,
       target,
-      live: live(
-        crd(
-          W,
-          [
-            { name: 'v1', props: size },
-            { name: 'v2', props: size },
-          ],
-          ['v1'],
-        ),
-      ),
+      live: liveWidgets(['v1']),
       enforcement: undefined,
     });
     expect(v).toEqual({ refusals: [], warnings: [], notes: [] });
