@@ -45,11 +45,12 @@ interface DeleteOptions extends Pick<ApplyObjectsOptions, 'signal'> {
   /** Called for each kept CRD that is this extension's (uninstall marks it for its package). */
   onKeptCrd?: (crd: KubeObject) => Promise<void>;
   /**
-   * The caller's own release of the CRDs' owner references (the uninstall's): a kept CRD is
-   * read only once it has settled, so that the two do not patch the same reference (one of them
-   * refused, read again) and the read finds nothing left to release.
+   * The caller's own release of the CRDs' owner references (the uninstall's), to the `Kind name`
+   * of each CRD it released: a kept CRD it released is not read or released again (the two
+   * would patch the same reference, one refused and read again); any other is read once it has
+   * settled. The CRD is marked (`onKeptCrd`) meanwhile.
    */
-  crdsReleased?: Promise<unknown>;
+  crdsReleased?: Promise<readonly string[]>;
 }
 
 /** True for the API server's authorization refusals (RBAC), as opposed to admission refusals. */
@@ -173,20 +174,29 @@ async function keepCrd(
   out: ObjectOutcome,
 ): Promise<ObjectOutcome> {
   const what = describeObject(crd);
-  // Its failure is the caller's to report; this release stands in for it.
-  if (options.crdsReleased !== undefined) await options.crdsReleased.catch(() => undefined);
-  try {
-    await releaseOwnerReferences(client, crd, options.crdsReleased === undefined ? live?.metadata : undefined, extension, options.signal);
-  } catch (err) {
-    out.failure = ownerReferenceError(crd, extension, err);
-    return out;
+  const mark = (): Promise<string | undefined> | undefined =>
+    options.onKeptCrd?.(crd).then(
+      () => undefined,
+      (err: unknown) => `kept, but not marked for its package: ${errorMessage(err)}`,
+    );
+  // Beside the caller's release, marked meanwhile (a merge patch of an annotation leaves the
+  // release's JSON patch's tests true); else once released.
+  let marking = options.crdsReleased === undefined ? undefined : mark();
+  // The caller's release failing is the caller's to report; this one stands in for it.
+  const released = options.crdsReleased === undefined ? undefined : await options.crdsReleased.catch(() => undefined);
+  if (released?.includes(what) !== true) {
+    try {
+      await releaseOwnerReferences(client, crd, options.crdsReleased === undefined ? live?.metadata : undefined, extension, options.signal);
+    } catch (err) {
+      await marking;
+      out.failure = ownerReferenceError(crd, extension, err);
+      return out;
+    }
   }
   out.kept = what;
-  try {
-    await options.onKeptCrd?.(crd);
-  } catch (err) {
-    out.skipped.push({ object: what, reason: `kept, but not marked for its package: ${errorMessage(err)}` });
-  }
+  marking ??= mark();
+  const unmarked = await marking;
+  if (unmarked !== undefined) out.skipped.push({ object: what, reason: unmarked });
   return out;
 }
 

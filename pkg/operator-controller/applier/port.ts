@@ -92,8 +92,11 @@ interface UninstallObjects {
   client: KubeClient;
   /** The live uid of objects known to be the extension's (the drift watches' caches): not read again. */
   knownUid?: (obj: KubeObject) => string | undefined;
-  /** The records go only once this has settled too (the CRDs' owner references released). */
-  after?: Promise<unknown>;
+  /**
+   * The records go only once this has settled too: the CRDs' owner references released, to the
+   * `Kind name` of each CRD released (keep-objects.ts releaseCrdReferences).
+   */
+  after?: Promise<readonly string[]>;
   /**
    * True for objects known to be controlled by one of the extension's revisions (the drift
    * watches' caches): under BoxcutterRuntime the garbage collector deletes them with the
