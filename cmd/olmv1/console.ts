@@ -17,7 +17,7 @@ import { createRevisionReader } from '../../pkg/operator-controller/revisions/in
 import { createCatalogContentCache, type CatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
 import { CLUSTER_CATALOG, CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
 import { BUNDLE_IMAGE_LIMITS } from '../../pkg/shared/image/index.ts';
-import { errorMessage } from '../../pkg/shared/errors/index.ts';
+import { err, errorMessage } from '../../pkg/shared/errors/index.ts';
 import { parseClusterVersion, type ClusterMinor } from '../../pkg/operator-controller/gating/index.ts';
 import { collectStatus } from '../../pkg/olmv1/status/index.ts';
 import type { KubeClient, KubeContext, KubeObject } from '../../pkg/shared/kube/index.ts';
@@ -39,14 +39,14 @@ import { rollbackPorts, rollbackText } from './release-rollback.ts';
 import { rollBack } from '../../pkg/olmv1/rollback/index.ts';
 import { updateExtension, type CatalogFields } from '../../pkg/olmv1/update/index.ts';
 import { approveUpgrade, planUpgrade } from '../../pkg/olmv1/upgrade/index.ts';
-import { installRbac } from './rbac.ts';
 import { upgradeServiceDeps } from './upgrade-deps.ts';
 import { listClusterCatalogs, type CatalogSourceDeps } from './catalog-sources.ts';
-import { runInstall } from './install.ts';
+import { installPorts } from './install.ts';
+import { installExtension, installerRbac, installRenderOptions, type InstallRequest } from '../../pkg/olmv1/install/index.ts';
 import { installState, installedForSelector } from './install-objects.ts';
 import { type CommandIO, signalExitCode } from './io.ts';
 import { DEFAULT_SYSTEM_NAMESPACE } from './release.ts';
-import { CommandError, buildRenderOptions, formatObjects, loadBundle, parseCommandLine, runCommand, type BundleSourceDeps } from './render.ts';
+import { CommandError, loadBundle, parseCommandLine, runCommand, type BundleSourceDeps } from './render.ts';
 
 const USAGE = `Usage: olmv1 console [--port PORT] [--catalogd-url URL] [--system-namespace NS] [--cluster-version X.Y[.Z]] [flags]
 
@@ -160,7 +160,6 @@ export function consoleSources(
   o: { catalogdUrl: URL | undefined; systemNamespace: string; clusterVersion: ClusterMinor | undefined; log: Logger },
 ): { sources: ConsoleSources; watches: StartWatches } {
   const { catalogdUrl, systemNamespace, clusterVersion, log } = o;
-  const catalogdFlag = catalogdUrl === undefined ? [] : [`--catalogd-url=${catalogdUrl.href}`];
   return {
     watches: consoleWatches({ client: kube.client, systemNamespace, log }),
     sources: {
@@ -173,7 +172,7 @@ export function consoleSources(
         const s = installState(obj as KubeObject);
         return s.state === 'installed' ? { state: s.state, progress: `installed ${s.bundle} (${s.version})` } : s;
       },
-      install: (installArgs) => installAs(kube, deps, [...catalogdFlag, ...installArgs]),
+      install: (request) => installAs(kube, deps, catalogdUrl, request),
       tenant: tenantSources(kube, { catalogContent: deps.catalogContent, catalogdUrl, log }),
       ...adminSources(kube, deps, { systemNamespace, clusterVersion, catalogdUrl }),
     },
@@ -216,34 +215,30 @@ function extensionSources(client: KubeClient, systemNamespace: string) {
 }
 
 /**
- * `olmv1 install ARGS` itself, on the console's connection (the same user), its output captured:
- * the install form creates exactly what the command creates.
+ * `olmv1 install`'s service itself (pkg/olmv1/install), on the console's connection (the same
+ * user), reading catalogd as the command does: the install form creates exactly what the command creates.
  */
 async function installAs(
   kube: KubeContext,
   deps: ConsoleDeps & { catalogContent: CatalogContentCache },
-  args: string[],
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const io = { stdout: { write: (s: string) => void (stdout += s) }, stderr: { write: (s: string) => void (stderr += s) } };
-  const code = await runInstall(args, io, {
-    connectCluster: () => Promise.resolve({ ...kube, close: () => undefined }),
-    catalogContent: deps.catalogContent,
-    ...(deps.fetchBundle === undefined ? {} : { fetchBundle: deps.fetchBundle }),
-    ...(deps.defaultAuthFile === undefined ? {} : { defaultAuthFile: deps.defaultAuthFile }),
-    sleep: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
-    now: () => Date.now(),
-  });
-  return { code, stdout, stderr };
+  catalogdUrl: URL | undefined,
+  request: InstallRequest,
+) {
+  const clock = { sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)), now: () => Date.now() };
+  const same = { connectCluster: () => Promise.resolve({ ...kube, close: () => undefined }), catalogContent: deps.catalogContent };
+  const ports = {
+    ...installPorts(kube, { ...same, ...clock }, catalogdUrl),
+    loadBundle: (image: string) => loadBundle({ source: image, values: {}, imageLimits: BUNDLE_IMAGE_LIMITS }, bundleSourceDeps(deps), 'catalog'),
+  };
+  return installExtension(ports, request).catch((e: unknown) => err(errorMessage(e)));
 }
 
-/** Runs an `olmv1` command in-process with its output captured. */
-async function captured(run: (io: CommandIO) => Promise<number>): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await run({ stdout: { write: (s: string) => void (stdout += s) }, stderr: { write: (s: string) => void (stderr += s) } });
-  return { code, stdout, stderr };
+/** The bundle-image access of `deps`. */
+function bundleSourceDeps(deps: ConsoleDeps): BundleSourceDeps {
+  return {
+    ...(deps.fetchBundle === undefined ? {} : { fetchBundle: deps.fetchBundle }),
+    ...(deps.defaultAuthFile === undefined ? {} : { defaultAuthFile: deps.defaultAuthFile }),
+  };
 }
 
 /**
@@ -262,10 +257,7 @@ function adminSources(
 ) {
   const same = { connectCluster: () => Promise.resolve({ ...kube, close: () => undefined }) };
   const clock = { sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)), now: () => Date.now() };
-  const bundleDeps = {
-    ...(deps.fetchBundle === undefined ? {} : { fetchBundle: deps.fetchBundle }),
-    ...(deps.defaultAuthFile === undefined ? {} : { defaultAuthFile: deps.defaultAuthFile }),
-  };
+  const bundleDeps = bundleSourceDeps(deps);
   const upgradeDeps = { ...same, catalogContent: deps.catalogContent, ...bundleDeps };
   const upgradeServices = () => upgradeServiceDeps(kube, upgradeDeps, { catalogdUrl, registryValues: {}, imageLimits: BUNDLE_IMAGE_LIMITS });
   return {
@@ -311,14 +303,14 @@ function adminSources(
         return { ok: false as const, error: { message: errorMessage(e) } };
       }
     },
-    bundleRbac: (image: string, installNamespace: string, serviceAccount: string) =>
-      captured((io) =>
-        runCommand(io, async () => {
-          // As `olmv1 install` does: the image comes from a catalog (never a local path), then `olmv1 rbac`'s computation.
-          const args = { source: image, installNamespace, output: 'yaml' as const, imageLimits: BUNDLE_IMAGE_LIMITS, values: {} };
-          const bundle = await loadBundle(args, bundleDeps, 'catalog');
-          io.stdout.write(formatObjects(installRbac(bundle, await buildRenderOptions(args), serviceAccount, args, io), 'yaml'));
-        }),
-      ),
+    // As `olmv1 install` does: the image comes from a catalog (never a local path), then its installer RBAC.
+    bundleRbac: async (image: string, installNamespace: string, serviceAccount: string) => {
+      try {
+        const bundle = await loadBundle({ source: image, values: {}, imageLimits: BUNDLE_IMAGE_LIMITS }, bundleDeps, 'catalog');
+        return installerRbac(bundle, installRenderOptions(installNamespace), serviceAccount, { installNamespace });
+      } catch (e) {
+        return err(errorMessage(e));
+      }
+    },
   };
 }

@@ -9,7 +9,6 @@ import type { KubeObject } from '../../pkg/shared/kube/index.ts';
 export {
   INSTALLED_BY_LABEL,
   INSTALLED_FOR_LABEL,
-  describeObject,
   installObjects,
   installState,
   installedForSelector,

@@ -50,14 +50,14 @@ export async function runInstall(args: readonly string[], io: CommandIO, deps: I
         io.stdout.write(formatObjects(r.objects, a.output ?? 'yaml'));
         io.stderr.write(`dry run: nothing written (${r.objects.length} objects)\n`);
       } else if (a.output === undefined) {
-        io.stdout.write(`${r.installed ? 'installed' : 'created'} ClusterExtension ${what(r)}\n`);
+        io.stdout.write(r.installed ? `installed ${what(r)}\n` : `created ClusterExtension ${what(r)}\n`);
       }
     });
   });
 }
 
 /** The install service's ports of the cluster (`kube`) and catalogd (at `catalogdUrl` when given), as the cluster's user; the console uses them too. */
-function installPorts(
+export function installPorts(
   kube: KubeContext,
   deps: ResolveClusterDeps & Clock,
   catalogdUrl: URL | undefined,

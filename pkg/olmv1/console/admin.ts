@@ -102,18 +102,6 @@ export function approveVersion(version: unknown): { ok: true; version: string | 
   return { ok: true, version: v };
 }
 
-/** What a captured run of an `olmv1` command gives. */
-export interface CommandRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** The command's own message for a failed run: its stderr, else its exit code. */
-export function failureText(run: CommandRun, command: string): string {
-  return run.stderr.trim() || `olmv1 ${command} exited with ${run.code}`;
-}
-
 /** The revision a rollback request names, or what is wrong with it. */
 export function rollbackRevision(revision: unknown): { ok: true; revision: number } | { ok: false; error: string } {
   if (typeof revision !== 'number' || !Number.isSafeInteger(revision) || revision < 1 || revision > 999_999_999)

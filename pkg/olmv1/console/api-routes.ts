@@ -8,10 +8,12 @@ import { z } from 'zod';
 import { errorMessage } from '../../shared/errors/index.ts';
 import { extensionDetail, extensionRow, releaseObjectsView, uninstallPreview } from './extensions.ts';
 import { headBundleImage, packageDetail, packageIcon, type HubTile } from './hub-index.ts';
-import { installCommandLine, parseInstallForm } from './install-form.ts';
+import { installRequest, parseInstallForm } from './install-form.ts';
+import { installAnswer } from './install-result.ts';
+import { objectsToYaml } from '../../operator-controller/render/index.ts';
 import { crdDeletionOutcome } from './crd-deletion.ts';
 import type { SessionSecrets } from './security.ts';
-import { approveVersion, catalogAddForm, catalogView, failureText, rollbackRevision, validName } from './admin.ts';
+import { approveVersion, catalogAddForm, catalogView, rollbackRevision, validName } from './admin.ts';
 import { approvalLines } from '../upgrade/index.ts';
 import { route, type Route } from './routes.ts';
 import { statusExitCode } from '../status/index.ts';
@@ -120,9 +122,9 @@ export function consoleRoutes(c: RouteContext): Route[] {
         const cat = (await c.hub()).catalogs.get(parsed.form.catalog);
         if (cat === undefined || !cat.packageNames.includes(parsed.form.package)) return json(res, 404, { error: 'no such package' });
         const dryRun = body.dryRun === true;
-        const out = await sources.install(installCommandLine(parsed.form, dryRun), AbortSignal.timeout(300_000));
-        if (out.code !== 0) return json(res, 422, { error: out.stderr.trim() || `olmv1 install exited with ${out.code}`, log: out.stderr });
-        json(res, dryRun ? 200 : 201, { yaml: dryRun ? out.stdout : '', log: out.stderr, name: parsed.form.name });
+        const out = await sources.install(installRequest(parsed.form, dryRun));
+        if (!out.ok) return json(res, 422, { error: out.error });
+        json(res, dryRun ? 200 : 201, installAnswer(out.value));
       },
     }),
     route({
@@ -235,8 +237,9 @@ export function consoleRoutes(c: RouteContext): Route[] {
         const image = headBundleImage(await cat.load(pkg), pkg);
         if (image === '') return json(res, 422, { error: 'the package has no head bundle image' });
         const out = await need(sources.bundleRbac, 'rbac')(image, ns, `${pkg}-installer`.slice(0, 253));
-        if (out.code !== 0) return json(res, 422, { error: `head bundle image ${image}: ${failureText(out, 'rbac')}`, image });
-        json(res, 200, { image, yaml: out.stdout, warnings: out.stderr });
+        if (!out.ok) return json(res, 422, { error: `head bundle image ${image}: ${out.error}`, image });
+        const { objects, warnings, escalations } = out.value;
+        json(res, 200, { image, objects, yaml: objectsToYaml(objects), warnings, escalations });
       },
     }),
     route({

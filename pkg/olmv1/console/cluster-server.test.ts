@@ -35,7 +35,7 @@ function sourcesAs(token: string): ConsoleSources {
       deletes.push([name, uid]);
     },
     installState: () => ({ state: 'waiting', progress: '' }),
-    install: async () => ({ code: 0, stdout: '', stderr: '' }),
+    install: async () => ({ ok: false, error: 'not here' }),
   } as ConsoleSources;
 }
 

@@ -1,45 +1,45 @@
 import { describe, expect, it } from 'vitest';
-import { installCommandLine, parseInstallForm } from './install-form.ts';
+import { installRequest, parseInstallForm } from './install-form.ts';
 
 const base = { catalog: 'cat', package: 'pkg', name: 'pkg', namespace: 'pkg-ns' };
 
 describe('install form', () => {
-  it('defaults the policies and binds every value to its flag, the package after --', () => {
+  it("defaults the policies and makes the install service's request as olmv1 install --catalog makes it from its flags", () => {
     const parsed = parseInstallForm({ ...base, channel: 'stable', version: '>=1.0.0, <2' });
     expect(parsed.ok).toBe(true);
     if (!parsed.ok) return;
-    expect(installCommandLine(parsed.form, true)).toEqual([
-      '--name=pkg',
-      '--namespace=pkg-ns',
-      '--catalog=cat',
-      '--channels=stable',
-      '--version=>=1.0.0, <2',
-      '--upgrade-constraint-policy=CatalogProvided',
-      '--update-policy=Automatic',
-      '--dry-run',
-      '--output=yaml',
-      '--',
-      'pkg',
-    ]);
-    expect(installCommandLine({ ...parsed.form, channel: '', version: '' }, false).slice(3)).toEqual([
-      '--upgrade-constraint-policy=CatalogProvided',
-      '--update-policy=Automatic',
-      '--no-wait',
-      '--',
-      'pkg',
-    ]);
+    expect(installRequest(parsed.form, true)).toEqual({
+      extension: {
+        name: 'pkg',
+        packageName: 'pkg',
+        namespace: 'pkg-ns',
+        serviceAccount: 'pkg-installer',
+        channels: ['stable'],
+        version: '>=1.0.0, <2',
+        selector: { matchLabels: { 'olm.operatorframework.io/metadata.name': 'cat' } },
+        upgradeConstraintPolicy: 'CatalogProvided',
+        crdUpgradeSafety: undefined,
+        watchNamespace: undefined,
+        updatePolicy: 'Automatic',
+      },
+      catalog: 'cat',
+      existingServiceAccount: false,
+      dryRun: true,
+      wait: false,
+    });
+    const any = installRequest({ ...parsed.form, channel: '', version: '' }, false);
+    expect([any.extension.channels, any.extension.version, any.dryRun]).toEqual([[], undefined, false]);
   });
 
-  it('binds an existing ServiceAccount to --service-account; none (the default) leaves the flag out, so install creates NAME-installer', () => {
+  it('installs as an existing ServiceAccount when one is named; none (the default) has install create NAME-installer', () => {
     const parsed = parseInstallForm({ ...base, serviceAccount: ' ops ' });
     expect(parsed.ok).toBe(true);
     if (!parsed.ok) return;
     expect(parsed.form.serviceAccount).toBe('ops');
-    const args = installCommandLine(parsed.form, false);
-    expect(args).toContain('--service-account=ops');
-    expect(args.slice(-2)).toEqual(['--', 'pkg']);
+    const r = installRequest(parsed.form, false);
+    expect([r.existingServiceAccount, r.extension.serviceAccount]).toEqual([true, 'ops']);
     const created = parseInstallForm(base);
-    expect(created.ok && installCommandLine(created.form, false).some((a) => a.startsWith('--service-account'))).toBe(false);
+    expect(created.ok && installRequest(created.form, false).existingServiceAccount).toBe(false);
   });
 
   it('refuses names and namespaces Kubernetes would refuse, several channels, and unknown policies', () => {

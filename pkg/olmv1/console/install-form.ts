@@ -1,8 +1,9 @@
 /**
- * The Install form's request (pure): the fields `olmv1 install` offers, checked, and the
- * command line of `olmv1 install` they make. Each value is bound to its flag (`--flag=value`) and
- * the package follows `--`, so no field can add a flag of its own.
+ * The Install form's request (pure): the fields `olmv1 install` offers, checked, and the request
+ * of the install service (pkg/olmv1/install) they make, as `olmv1 install` makes it from its flags.
  */
+import { CATALOG_NAME_LABEL } from '../../catalogd/webhook/label-defaulter.ts';
+import type { InstallRequest } from '../install/index.ts';
 
 /** The update policies `olmv1 install --update-policy` takes. */
 export const UPDATE_POLICIES = ['Automatic', 'AutomaticPatch', 'Manual'] as const;
@@ -64,19 +65,28 @@ export function parseInstallForm(body: unknown): { ok: true; form: InstallForm }
   return { ok: true, form: { ...form, upgradeConstraintPolicy, updatePolicy } };
 }
 
-/** The arguments of `olmv1 install` (after `install`) for `form`: a dry run prints the objects as YAML, a real one returns once they are created. */
-export function installCommandLine(form: InstallForm, dryRun: boolean): string[] {
-  return [
-    `--name=${form.name}`,
-    `--namespace=${form.namespace}`,
-    `--catalog=${form.catalog}`,
-    ...(form.channel === '' ? [] : [`--channels=${form.channel}`]),
-    ...(form.version === '' ? [] : [`--version=${form.version}`]),
-    `--upgrade-constraint-policy=${form.upgradeConstraintPolicy}`,
-    `--update-policy=${form.updatePolicy}`,
-    ...(form.serviceAccount === '' ? [] : [`--service-account=${form.serviceAccount}`]),
-    ...(dryRun ? ['--dry-run', '--output=yaml'] : ['--no-wait']),
-    '--',
-    form.package,
-  ];
+/**
+ * The install service's request for `form`, as `olmv1 install --catalog C ...` makes it: a dry
+ * run computes the objects, a real one returns once they are created (no wait).
+ */
+export function installRequest(form: InstallForm, dryRun: boolean): InstallRequest {
+  return {
+    extension: {
+      name: form.name,
+      packageName: form.package,
+      namespace: form.namespace,
+      serviceAccount: form.serviceAccount === '' ? `${form.name}-installer` : form.serviceAccount,
+      channels: form.channel === '' ? [] : [form.channel],
+      version: form.version === '' ? undefined : form.version,
+      selector: { matchLabels: { [CATALOG_NAME_LABEL]: form.catalog } },
+      upgradeConstraintPolicy: form.upgradeConstraintPolicy,
+      crdUpgradeSafety: undefined,
+      watchNamespace: undefined,
+      updatePolicy: form.updatePolicy,
+    },
+    catalog: form.catalog,
+    existingServiceAccount: form.serviceAccount !== '',
+    dryRun,
+    wait: false,
+  };
 }

@@ -47,7 +47,7 @@ async function consoleOn(cluster: FakeCluster, rollbacks: [string, number][]) {
       installerObjects: async () => [],
       deleteExtension: async () => undefined,
       installState: () => ({ state: 'installed', progress: '' }),
-      install: async () => ({ code: 1, stdout: '', stderr: 'no' }),
+      install: async () => ({ ok: false, error: 'no' }),
     },
   });
   stop = async () => {

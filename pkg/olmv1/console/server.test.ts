@@ -7,6 +7,7 @@ import type { DeclarativeConfig } from '../../shared/fbc/index.ts';
 import { Manifest } from '../../operator-controller/release/index.ts';
 import { startConsole } from './server.ts';
 import { sessionCookieName } from './security.ts';
+import type { InstallRequest, InstallResult } from '../install/index.ts';
 
 const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>').toString('base64');
 const partition = (name: string, mediatype: string): DeclarativeConfig => ({
@@ -27,7 +28,7 @@ const partition = (name: string, mediatype: string): DeclarativeConfig => ({
 
 let dir: string;
 const deleted: [string, string][] = [];
-const installs: string[][] = [];
+const installs: InstallRequest[] = [];
 /** The calls of `olmv1 release rollback`'s service (extension, revision). */
 const rollbacks: [string, number][] = [];
 /** The objects read (`Kind ns/name`). */
@@ -135,15 +136,33 @@ beforeAll(async () => {
           };
         return crdSummary(name);
       },
-      install: async (args) => {
-        installs.push(args);
-        return args.includes('--dry-run')
-          ? { code: 0, stdout: 'kind: ClusterExtension\n', stderr: 'resolved\n' }
-          : { code: 1, stdout: '', stderr: 'error: forbidden\n' };
+      install: async (request) => {
+        installs.push(request);
+        return request.dryRun === true ? { ok: true, value: installed(request) } : { ok: false, error: 'error: forbidden' };
       },
     },
   });
 });
+
+/** What the install service answers for a dry run of `r`: only the ClusterExtension. */
+function installed(r: InstallRequest): InstallResult {
+  const { name, packageName, namespace, serviceAccount } = r.extension;
+  const ce = { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterExtension', metadata: { name } };
+  return {
+    extension: name,
+    packageName,
+    namespace,
+    serviceAccount,
+    bundle: { name: 'good.v1.0.0', version: '1.0.0', image: 'registry.example/good:v1', catalog: 'c' },
+    objects: [ce],
+    written: [],
+    warnings: [],
+    escalations: [],
+    dependencies: 0,
+    installed: false,
+    dryRun: true,
+  };
+}
 
 afterAll(async () => {
   await running?.close();
@@ -228,17 +247,22 @@ describe('console server', () => {
     expect((await get('/api/extensions/--x/crd-deletion')).status).toBe(400);
   });
 
-  it("installs through olmv1 install's command line: a dry run answers its YAML, a failure its error, an invalid form nothing", async () => {
+  it("installs through olmv1 install's service: a dry run answers its objects (and their YAML), a refusal its error, an invalid form nothing", async () => {
     const form = { catalog: 'c', package: 'good', name: 'good', namespace: 'ns', channel: 'stable', version: '1.0.x', updatePolicy: 'Manual' };
     const dry = await post('/api/install', { ...form, dryRun: true });
     expect(dry.status).toBe(200);
-    expect(await dry.json()).toEqual({ yaml: 'kind: ClusterExtension\n', log: 'resolved\n', name: 'good' });
+    expect(await dry.json()).toMatchObject({
+      name: 'good',
+      bundle: { name: 'good.v1.0.0', version: '1.0.0' },
+      objects: [{ kind: 'ClusterExtension', metadata: { name: 'good' } }],
+      yaml: expect.stringContaining('kind: ClusterExtension\n'),
+    });
     const real = await post('/api/install', form);
     expect(real.status).toBe(422);
     expect(((await real.json()) as { error: string }).error).toBe('error: forbidden');
-    expect(installs.map((a) => a.slice(-3))).toEqual([
-      ['--output=yaml', '--', 'good'],
-      ['--no-wait', '--', 'good'],
+    expect(installs.map((r) => [r.dryRun, r.wait, r.catalog, r.extension.namespace, r.extension.channels, r.extension.updatePolicy])).toEqual([
+      [true, false, 'c', 'ns', ['stable'], 'Manual'],
+      [false, false, 'c', 'ns', ['stable'], 'Manual'],
     ]);
     expect((await post('/api/install', { ...form, namespace: '--authfile=/etc/x' })).status).toBe(400);
     expect((await post('/api/install', { ...form, package: 'missing' })).status).toBe(404);

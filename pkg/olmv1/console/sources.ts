@@ -5,12 +5,14 @@ import type { UninstallOutcome } from '../uninstall/index.ts';
 import type { Release } from '../../operator-controller/release/index.ts';
 import type { Revision } from '../../operator-controller/revisions/index.ts';
 import type { InstallProgress } from './extensions.ts';
-import type { CatalogForm, CommandRun } from './admin.ts';
+import type { CatalogForm } from './admin.ts';
 import type { CatalogWrite } from '../catalog/index.ts';
 import type { StatusReport } from '../status/index.ts';
 import type { ApproveResult, UpgradePlanResult } from '../upgrade/index.ts';
 import type { HubTile } from './hub-index.ts';
 import type { TenantSources } from './tenant-sources.ts';
+import type { Result } from '../../shared/errors/index.ts';
+import type { InstallerRbac, InstallRequest, InstallResult } from '../install/index.ts';
 import type { CatalogFields, UpdateResult } from '../update/index.ts';
 import type { KubeObject } from '../../shared/kube/index.ts';
 
@@ -59,8 +61,8 @@ export interface ConsoleSources {
    * and the deletion of the CRDs.
    */
   uninstall?(name: string, preview: boolean): Promise<UninstallOutcome>;
-  /** Runs `olmv1 install` with these arguments (after `install`) as the user; its exit code and output. */
-  install(args: string[], signal: AbortSignal): Promise<{ code: number; stdout: string; stderr: string }>;
+  /** `olmv1 install`'s service as the user (pkg/olmv1/install): what it wrote (for a dry run, would write), or why not. */
+  install(request: InstallRequest): Promise<Result<InstallResult, string>>;
   /** `olmv1 status`'s report, read as the user (the cluster-upgrade gate); rejects when the cluster cannot be read. */
   clusterStatus?(signal: AbortSignal): Promise<StatusReport>;
   /** The ClusterCatalog objects. */
@@ -91,8 +93,8 @@ export interface ConsoleSources {
    * report, or its refusal or failure, as the command prints them.
    */
   rollback?(extension: string, revision: number): Promise<{ ok: true; report: string } | { ok: false; error: string }>;
-  /** The RBAC `olmv1 rbac` computes for the bundle `image` (YAML on stdout, warnings on stderr). */
-  bundleRbac?(image: string, installNamespace: string, serviceAccount: string): Promise<CommandRun>;
+  /** The installer RBAC `olmv1 rbac` computes for the bundle `image` (pulled as `olmv1 install` pulls it), or why not. */
+  bundleRbac?(image: string, installNamespace: string, serviceAccount: string): Promise<Result<InstallerRbac, string>>;
   /**
    * Creates `obj` as the user with strict field validation (a dry run when `dryRun`: the API
    * server checks it, CRD schema included, and stores nothing); rejects with the API server's error.

@@ -63,7 +63,7 @@ beforeAll(async () => {
     installerObjects: none,
     deleteExtension: async () => undefined,
     installState: () => ({ state: 'waiting', progress: '' }),
-    install: async () => ({ code: 0, stdout: '', stderr: '' }),
+    install: async () => ({ ok: false, error: 'not here' }),
     tenant,
   };
   running = await startConsole({

@@ -68,7 +68,7 @@ beforeAll(async () => {
     installerObjects: none,
     deleteExtension: async () => undefined,
     installState: () => ({ state: 'waiting', progress: '' }),
-    install: async () => ({ code: 0, stdout: '', stderr: '' }),
+    install: async () => ({ ok: false, error: 'not here' }),
     upgradePlan: planOf,
     upgradeApprove: approve,
   };

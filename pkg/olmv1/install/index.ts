@@ -10,6 +10,6 @@ export {
   type ExtensionRequest,
 } from './objects.ts';
 export type { InstallEvent, InstallPorts, InstallResult } from './ports.ts';
-export { installerRbac } from './rbac.ts';
+export { installerRbac, installRenderOptions, type InstallerRbac } from './rbac.ts';
 export { refusalMessage } from './render-refusal.ts';
-export { installExtension } from './service.ts';
+export { installExtension, type InstallRequest } from './service.ts';

@@ -16,13 +16,28 @@ import { err, ok, type Result } from '../../shared/errors/index.ts';
 import { refusalMessage } from './render-refusal.ts';
 
 /** A bundle's installer RBAC. */
-interface InstallerRbac {
+export interface InstallerRbac {
   /** The ServiceAccount, then the roles and bindings, in `olmv1 rbac`'s order. */
   objects: KubeObject[];
   /** Grants that cannot be derived offline. */
   warnings: string[];
   /** Grants that amount to privilege escalation. */
   escalations: EscalationWarning[];
+}
+
+/** The render options of an install into `installNamespace` (both feature gates on, as the CLI renders). */
+export function installRenderOptions(
+  installNamespace: string,
+  watchNamespace?: string | undefined,
+  certProvider?: CertProviderName | undefined,
+): RenderOptions {
+  return {
+    installNamespace,
+    ...(watchNamespace === undefined ? {} : { config: { watchNamespace } }),
+    ...(certProvider === undefined ? {} : { certProvider }),
+    singleOwnNamespaceSupport: true,
+    deploymentConfigSupport: true,
+  };
 }
 
 /**

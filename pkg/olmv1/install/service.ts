@@ -10,12 +10,12 @@ import { CLUSTER_CATALOG } from '../../shared/api/index.ts';
 import { err, errorMessage, ok, type Result } from '../../shared/errors/index.ts';
 import { isNotFound, type KubeObject } from '../../shared/kube/index.ts';
 import type { Provider } from '../../operator-controller/dependencies/index.ts';
-import { render, type CertProviderName, type RenderOptions } from '../../operator-controller/render/index.ts';
+import { render, type CertProviderName } from '../../operator-controller/render/index.ts';
 import { metadataFor, resolve } from '../../operator-controller/resolve/index.ts';
 import { installDependencies } from './dependencies.ts';
 import { catalogSource, installObjects, type ExtensionRequest } from './objects.ts';
 import type { InstallPorts, InstallResult } from './ports.ts';
-import { installerRbac } from './rbac.ts';
+import { installerRbac, installRenderOptions } from './rbac.ts';
 import { InstallRefused } from './refused.ts';
 import { refusalMessage } from './render-refusal.ts';
 import { waitInstalled } from './wait.ts';
@@ -130,13 +130,7 @@ async function install(ports: InstallPorts, r: InstallRequest, installing: Reado
   onEvent?.({ type: 'resolved', bundle });
 
   const loaded = await ports.loadBundle(picked.image);
-  const options: RenderOptions = {
-    installNamespace: req.namespace,
-    ...(req.watchNamespace === undefined ? {} : { config: { watchNamespace: req.watchNamespace } }),
-    ...(r.certProvider === undefined ? {} : { certProvider: r.certProvider }),
-    singleOwnNamespaceSupport: true,
-    deploymentConfigSupport: true,
-  };
+  const options = installRenderOptions(req.namespace, req.watchNamespace, r.certProvider);
   const refusalArgs = { installNamespace: req.namespace, certProvider: r.certProvider };
   // With an existing ServiceAccount nothing of the installer RBAC is created; the bundle is still rendered, so a refusal comes now.
   let rbac: { objects: KubeObject[]; warnings: string[]; escalations: InstallResult['escalations'] };

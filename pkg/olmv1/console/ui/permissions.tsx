@@ -1,22 +1,34 @@
 /**
  * The permissions an install of a package needs: the ServiceAccount and RBAC `olmv1 rbac`
- * computes for its head bundle (pulled from its image), for an install namespace the user picks.
+ * computes for its head bundle (pulled from its image), for an install namespace the user picks:
+ * its rules as a table (permissions-view.ts), the objects as YAML.
  */
 import { useState, type FormEvent } from 'react';
 import { ActionGroup, Alert, Button, CodeBlock, CodeBlockCode, Form, FormGroup, Spinner, TextInput, Title } from '@patternfly/react-core';
 import { getJson } from './api.ts';
+import { permissionRows } from './permissions-view.ts';
+import { Table } from './table.tsx';
+
+/** The JSON of `/api/packages/CATALOG/PKG/rbac`. */
+interface RbacAnswer {
+  image: string;
+  yaml: string;
+  objects: Parameters<typeof permissionRows>[0];
+  warnings: string[];
+  escalations: { subject: string; reason: string; expected: boolean }[];
+}
 
 /** The Permissions section of a package page. */
 export function Permissions({ catalog, name }: { catalog: string; name: string }) {
   const [namespace, setNamespace] = useState(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(name) ? name : 'operators');
-  const [r, setR] = useState<{ yaml: string; warnings: string; image: string } | undefined>();
+  const [r, setR] = useState<RbacAnswer | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [loading, setLoading] = useState(false);
   const show = (e: FormEvent): void => {
     e.preventDefault();
     setLoading(true);
     setError(undefined);
-    getJson<{ yaml: string; warnings: string; image: string }>(
+    getJson<RbacAnswer>(
       `/api/packages/${encodeURIComponent(catalog)}/${encodeURIComponent(name)}/rbac?namespace=${encodeURIComponent(namespace)}`,
     ).then(
       (x) => {
@@ -55,7 +67,19 @@ export function Permissions({ catalog, name }: { catalog: string; name: string }
           <p>
             The least-privilege ServiceAccount and RBAC <code>olmv1 install</code> creates for the head bundle {r.image}:
           </p>
-          {r.warnings.trim() !== '' && <Alert variant="info" isInline isPlain title={r.warnings.trim()} />}
+          {r.warnings.length > 0 && <Alert variant="info" isInline isPlain title={r.warnings.join('\n')} />}
+          {r.escalations.length > 0 && (
+            <Alert variant="warning" isInline isPlain title="Grants that amount to privilege escalation">
+              {r.escalations.map((e) => `${e.subject}: ${e.reason}${e.expected ? ' (expected)' : ''}`).join('\n')}
+            </Alert>
+          )}
+          <div data-permission-rules="">
+            <Table
+              label="Rules the installer ServiceAccount is granted"
+              head={['Scope', 'Role', 'Rule', 'Escalates']}
+              rows={permissionRows(r.objects, r.escalations).map((p) => [p.scope, p.role, p.rule, p.escalates ? 'yes' : 'no'])}
+            />
+          </div>
           <CodeBlock>
             <CodeBlockCode data-rbac-yaml="">{r.yaml}</CodeBlockCode>
           </CodeBlock>
