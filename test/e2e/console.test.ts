@@ -1785,3 +1785,176 @@ describe('olmv1 console: the Catalogs page', () => {
     }
   });
 });
+
+describe("olmv1 console: issue 71's bugs", () => {
+  const ext = `bugs-${id}`;
+  const twin = `twin-${id}`;
+  const TWIN = { a: `twin-a-${id}`, b: `twin-b-${id}` };
+  const image = (c: string) => `${inject('envtestRegistries').anonymous.host}/console/${twin}-${c}:v1.0.0`;
+  const stopOwn = new AbortController();
+  let own: { url: string; run: Promise<number> } | undefined;
+  const at = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  const cond = (type: string, status: string, reason: string, message: string) => ({
+    type,
+    status,
+    reason,
+    message,
+    lastTransitionTime: at(),
+    observedGeneration: 1,
+  });
+  const event = (name: string, uid: string, message: string) => ({
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: { name, namespace: 'default' },
+    involvedObject: { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterExtension', name: ext, uid },
+    type: 'Warning',
+    reason: 'Retrying',
+    message,
+    count: 1,
+    firstTimestamp: at(),
+    lastTimestamp: at(),
+    source: { component: 'operator-controller' },
+  });
+  const extension = async (name: string, pkg: string, status: object) => {
+    const ce = await kube.client.create({
+      ...CLUSTER_EXTENSION,
+      metadata: { name, labels: { [LABEL]: id } },
+      spec: { namespace: 'default', serviceAccount: { name: 'default' }, source: { sourceType: 'Catalog', catalog: { packageName: pkg } } },
+    });
+    await kube.client.patch({ ...CLUSTER_EXTENSION, name }, { status }, 'merge', { subresource: 'status' });
+    return ce.metadata.uid ?? '';
+  };
+
+  beforeAll(async () => {
+    // One package served by two catalogs, with bundles of the same name and different images.
+    for (const c of ['a', 'b'] as const)
+      await withTempDir('console-fbc-', async (dir) =>
+        publish(
+          TWIN[c],
+          await writeCatalogFiles(
+            dir,
+            packageCatalog(twin, {
+              defaultChannel: 'stable',
+              channels: [{ name: 'stable', entries: [{ version: '1.0.0' }] }],
+              bundles: [{ version: '1.0.0', image: image(c) }],
+            }),
+          ),
+        ),
+      );
+    await Promise.all(Object.values(TWIN).map((n) => waitForCatalog(kube.client, n, (cc) => condition(cc, 'Serving')?.status === 'True', 90_000)));
+    // Installed from catalog b, as operator-controller reports it.
+    await extension(twin, twin, {
+      conditions: [
+        cond('Installed', 'True', 'Succeeded', `Installed bundle ${image('b')} successfully`),
+        cond('Progressing', 'True', 'Succeeded', 'Desired state reached'),
+      ],
+      install: { bundle: { name: `${twin}.v1.0.0`, version: '1.0.0' } },
+    });
+    // Installed at 0.1.0 and failing to upgrade: operator-controller retries.
+    const uid = await extension(ext, 'example-operator', {
+      conditions: [
+        cond('Installed', 'True', 'Succeeded', 'Installed bundle quay.example/example-operator:v0.1.0 successfully'),
+        cond('Progressing', 'True', 'Retrying', 'pulling bundle quay.example/example-operator:v0.2.0: manifest unknown'),
+      ],
+      install: { bundle: { name: 'example-operator.v0.1.0', version: '0.1.0' } },
+    });
+    // An Event of a deleted extension of the same name (another uid), and one of this one.
+    for (const [n, u, m] of [
+      [`${ext}.old`, '00000000-0000-4000-8000-000000000000', 'about the deleted extension of that name'],
+      [`${ext}.now`, uid, 'about this extension'],
+    ] as const) {
+      await kube.client.create(event(n, u, m));
+      cleanup.push(() => kube.client.delete({ apiVersion: 'v1', kind: 'Event', namespace: 'default', name: n }));
+    }
+    // A console started now reads the twin catalogs at once.
+    own = await startConsoleAs(inject('envtestControlPlane').kubeconfigPath, stopOwn.signal);
+  }, 180_000);
+
+  afterAll(async () => {
+    stopOwn.abort('SIGTERM');
+    await own?.run;
+  });
+
+  it("lists only this extension's Events (by uid), and shows a failing, retrying extension as such, not as installing", async () => {
+    const w = await open(own?.url);
+    const { page } = w;
+    await page.goto(`${new URL(own?.url ?? '').origin}/#/installed/${ext}`);
+    const events = page.getByRole('table', { name: 'Events' });
+    await expect.poll(() => events.innerText(), { timeout: 15_000 }).toContain('about this extension');
+    expect(await events.innerText()).not.toContain('about the deleted extension');
+    const banner = page.locator('[data-install-progress]');
+    expect(await banner.getAttribute('data-install-progress')).toBe('retrying');
+    expect(await banner.innerText()).toMatch(/Failing: operator-controller is retrying \(version 0\.1\.0 stays installed\)[\s\S]*manifest unknown/);
+    expect(await page.getByText('Installing', { exact: true }).count()).toBe(0);
+    const progressing = page.locator('.pf-v6-c-label', { hasText: 'True (Retrying)' });
+    expect(await progressing.getAttribute('class')).toMatch(/pf-m-orange/);
+    expect(await axe(page)).toEqual([]);
+    await w.context.close();
+  });
+
+  it('says Installed only on the tile and page of the catalog the extension was installed from', async () => {
+    const w = await open(own?.url);
+    const { page } = w;
+    await page.getByLabel('Filter by keyword').fill(twin);
+    const tileOf = (c: string) => page.locator(`#${`tile-${c}-${twin}`.replace(/[^A-Za-z0-9_-]/g, '_')}`);
+    await expect.poll(() => tileOf(TWIN.b).count(), { timeout: 30_000 }).toBe(1);
+    expect(await tileOf(TWIN.b).innerText()).toContain('Installed');
+    expect(await tileOf(TWIN.a).innerText()).not.toContain('Installed');
+    await w.context.close();
+  });
+
+  it('fits the Catalogs page in 1366 px, draws no filter arrow over its label, and asks for no missing icon', async () => {
+    const home = new URL(own?.url ?? '').origin;
+    const context = await browser.newContext({ viewport: { width: 1366, height: 768 } });
+    const page = await context.newPage();
+    const missing: string[] = [];
+    page.on('response', (r) => (r.status() === 404 ? missing.push(r.url()) : undefined));
+    await page.goto(own?.url ?? '');
+    await expect.poll(() => page.locator('[data-package]').count(), { timeout: 30_000 }).toBeGreaterThan(0);
+    // Each filter's chosen text ends at least 8 px left of its arrow.
+    // (A string: these tests are typed without the DOM.)
+    const selects = await page.evaluate<{ text: string; fits: boolean }[]>(`[...document.querySelectorAll('select')].map((s) => {
+      const css = getComputedStyle(s);
+      const ctx = document.createElement('canvas').getContext('2d');
+      ctx.font = css.font;
+      const text = s.options[s.selectedIndex]?.text ?? '';
+      const icon = s.parentElement?.querySelector('.pf-v6-c-form-control__toggle-icon')?.getBoundingClientRect();
+      const box = s.getBoundingClientRect();
+      const end = box.left + parseFloat(css.paddingLeft) + ctx.measureText(text).width;
+      return { text, fits: end + 8 <= (icon === undefined ? box.right - parseFloat(css.paddingRight) : icon.left) };
+    })`);
+    expect(selects.filter((s) => !s.fits)).toEqual([]);
+    await page.goto(`${home}/#/catalogs`);
+    await expect.poll(() => page.locator(`[data-catalog="${TWIN.b}"]`).count(), { timeout: 15_000 }).toBe(1);
+    const sideways = await page.evaluate<string[]>(`[...document.querySelectorAll('*')]
+      .filter((e) => e.scrollWidth > e.clientWidth + 1 && ['auto', 'scroll'].includes(getComputedStyle(e).overflowX))
+      .map((e) => e.tagName + '.' + e.className)`);
+    expect(sideways).toEqual([]);
+    for (const b of await page.getByRole('button', { name: /^Remove .*…$/ }).all()) {
+      const box = await b.boundingBox();
+      expect((box?.x ?? 0) + (box?.width ?? Infinity)).toBeLessThanOrEqual(1366);
+    }
+    await page.goto(`${home}/#/installed/${ext}`);
+    await expect.poll(() => page.getByRole('table', { name: 'Events' }).count(), { timeout: 15_000 }).toBe(1);
+    expect(missing).toEqual([]);
+    await context.close();
+  });
+
+  it('says an extension deleted while its page is open is gone, answered as such by the API', async () => {
+    const gone = `gone-${id}`;
+    await extension(gone, 'example-operator', {});
+    const w = await open(own?.url);
+    const { page } = w;
+    const answers: [number, string][] = [];
+    page.on('response', (r) => (r.url().endsWith(`/api/extensions/${gone}`) ? void r.text().then((t) => answers.push([r.status(), t])) : undefined));
+    await page.goto(`${new URL(own?.url ?? '').origin}/#/installed/${gone}`);
+    await expect.poll(() => page.getByText('Conditions', { exact: true }).count(), { timeout: 15_000 }).toBe(1);
+    await kube.client.delete({ ...CLUSTER_EXTENSION, name: gone });
+    // (An operator-controller of another test on this API server may hold a finalizer a while.)
+    await expect.poll(() => absent(kube.client.get({ ...CLUSTER_EXTENSION, name: gone })), { timeout: 60_000 }).toBe('absent');
+    await expect.poll(() => page.locator('[data-extension-gone]').innerText(), { timeout: 30_000 }).toContain(`There is no ClusterExtension ${gone}`);
+    await expect.poll(() => answers.some(([s, t]) => s === 404 && JSON.parse(t).gone === true), { timeout: 5_000 }).toBe(true);
+    expect(w.errors.filter((e) => !e.includes('404'))).toEqual([]);
+    await w.context.close();
+  });
+});

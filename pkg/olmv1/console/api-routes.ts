@@ -18,7 +18,7 @@ import { approvalLines } from '../upgrade/index.ts';
 import { route, type Route } from './routes.ts';
 import { statusExitCode } from '../status/index.ts';
 import { createChangeFeed, streamChanges, type ChangeFeed } from './live.ts';
-import { historyOf, installedPackages, installedRelease, readReleaseObjects } from './reads.ts';
+import { historyOf, installedRelease, installedTiles, readReleaseObjects, tileKey } from './reads.ts';
 import type { ConsoleCatalog, ConsoleSources } from './sources.ts';
 
 /** What the routes share with the server. */
@@ -66,8 +66,12 @@ export function consoleRoutes(c: RouteContext): Route[] {
       path: '/api/hub',
       handle: async ({ res }) => {
         const problems: string[] = [];
-        const [h, installed] = await Promise.all([c.hub(), installedPackages(sources, read(), problems)]);
-        json(res, 200, { tiles: h.tiles.map((t) => ({ ...t, installed: installed.has(t.name) })), problems: [...h.problems, ...problems] });
+        const h = await c.hub();
+        const installed = await installedTiles(sources, h.catalogs, read(), problems);
+        json(res, 200, {
+          tiles: h.tiles.map((t) => ({ ...t, installed: installed.has(tileKey(t.catalog, t.name)) })),
+          problems: [...h.problems, ...problems],
+        });
       },
     }),
     route({
@@ -250,8 +254,8 @@ export function consoleRoutes(c: RouteContext): Route[] {
         const cat = await catalogOf(c, catalog, pkg);
         if (cat === undefined) return json(res, 404, { error: 'no such package' });
         const dc = await cat.load(pkg);
-        const installed = await installedPackages(sources, read(), []);
-        json(res, 200, { ...packageDetail(catalog, pkg, dc), installed: installed.has(pkg) });
+        const installed = await installedTiles(sources, (await c.hub()).catalogs, read(), []);
+        json(res, 200, { ...packageDetail(catalog, pkg, dc), installed: installed.has(tileKey(catalog, pkg)) });
       },
     }),
     route({
@@ -281,7 +285,12 @@ async function catalogOf(c: RouteContext, catalog: string, pkg: string): Promise
 async function extension(c: RouteContext, res: ServerResponse, name: string, preview: boolean): Promise<void> {
   const { sources } = c;
   const signal = AbortSignal.timeout(60_000);
-  const obj = await sources.getExtension(name, signal);
+  // Gone (uninstalled, or never there) is an answer the page shows, not a failure to log.
+  const obj = await sources.getExtension(name, signal).catch((e: unknown) => {
+    if ((e as { status?: unknown }).status === 404) return undefined;
+    throw e;
+  });
+  if (obj === undefined) return json(res, 404, { error: `there is no ClusterExtension ${name}`, gone: true });
   const problems: string[] = [];
   const part = <T>(what: string, p: Promise<T>, none: T): Promise<T> =>
     p.catch((e: unknown) => {

@@ -11,6 +11,7 @@ import { send } from './api-routes.ts';
 import { clusterGuard, OIDC_CALLBACK_PATH, OIDC_START_PATH, SIGN_IN_PATH, SIGN_OUT_PATH } from './cluster-guard.ts';
 import { SECURITY_HEADERS } from './security.ts';
 import { asset, consoleApp, failed, type ConsoleApp } from './server.ts';
+import { sendFavicon } from './favicon.ts';
 import { createSessionStore, csrfMatches, type ConsoleSession, type SignIn } from './sessions.ts';
 import type { OidcCallback, PendingSignIn } from './oidc-sign-in.ts';
 import type { StartWatches } from './live.ts';
@@ -208,7 +209,7 @@ function closeApp(a: { app: ConsoleApp; backend: SessionBackend }): void {
 /** The bundle, to anyone: it is the project's public code. */
 function appOfPublic(req: IncomingMessage, res: ServerResponse, assetsDir: string): Promise<void> | void {
   const path = new URL(req.url ?? '/', 'https://x').pathname;
-  if (path === '/favicon.ico') return send(res, 404, 'text/plain; charset=utf-8', 'not found\n');
+  if (path === '/favicon.ico') return sendFavicon(res);
   return asset(res, assetsDir, path.slice('/assets/'.length));
 }
 

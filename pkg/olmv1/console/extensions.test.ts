@@ -43,10 +43,13 @@ describe('extension pages', () => {
   });
 
   it('lists Events newest first (series, lastTimestamp or creation time) and the release history as history prints it', () => {
+    const about = { involvedObject: { kind: 'ClusterExtension', name: 'ext', uid: 'u-1' } };
     const events = [
-      { type: 'Normal', reason: 'Old', message: 'a', lastTimestamp: '2026-01-01T00:00:00Z', count: 2 },
-      { type: 'Warning', reason: 'New', note: 'b', series: { count: 5, lastObservedTime: '2026-01-03T00:00:00Z' } },
-      { type: 'Normal', reason: 'Mid', message: 'c', metadata: { creationTimestamp: '2026-01-02T00:00:00Z' } },
+      { ...about, type: 'Normal', reason: 'Old', message: 'a', lastTimestamp: '2026-01-01T00:00:00Z', count: 2 },
+      { ...about, type: 'Warning', reason: 'New', note: 'b', series: { count: 5, lastObservedTime: '2026-01-03T00:00:00Z' } },
+      { ...about, type: 'Normal', reason: 'Mid', message: 'c', metadata: { creationTimestamp: '2026-01-02T00:00:00Z' } },
+      // A deleted extension of the same name (issue 71): another uid.
+      { involvedObject: { kind: 'ClusterExtension', name: 'ext', uid: 'u-0' }, type: 'Warning', reason: 'Gone', message: 'd', count: 1 },
     ];
     const d = extensionDetail(
       ce,
@@ -72,6 +75,19 @@ describe('extension pages', () => {
       lastTransitionTime: '2026-01-01T00:00:00Z',
     });
     expect([d.uid, d.serviceAccount, d.deleting, d.problems]).toEqual(['u-1', 'ext-installer', false, ['x: forbidden']]);
+  });
+
+  it('reports an extension whose Progressing is Retrying as retrying with its message, installed or not (issue 71)', () => {
+    const retrying = {
+      ...ce,
+      status: {
+        ...ce.status,
+        conditions: [...ce.status.conditions, { type: 'Progressing', status: 'True', reason: 'Retrying', message: 'pull failed' }],
+      },
+    };
+    const d = extensionDetail(retrying, { state: 'waiting', progress: 'Retrying: pull failed' }, [], [], []);
+    expect(d.progress).toEqual({ state: 'retrying', progress: 'pull failed' });
+    expect(extensionDetail(ce, { state: 'installed', progress: '' }, [], [], []).progress.state).toBe('installed');
   });
 
   it('previews an uninstall: the extension and its release objects go, CRDs (with their custom resources), installer RBAC and namespace stay', () => {

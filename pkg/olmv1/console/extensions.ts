@@ -62,7 +62,8 @@ interface ReleaseRow {
 
 /** Where an install stands, as `olmv1 install` reports it while it waits. */
 export interface InstallProgress {
-  state: 'installed' | 'waiting' | 'failed';
+  /** `retrying`: operator-controller's last attempt failed (Progressing Retrying) and it tries again. */
+  state: 'installed' | 'waiting' | 'failed' | 'retrying';
   /** The Progressing reason and message of the current generation, or that operator-controller has not seen it yet. */
   progress: string;
 }
@@ -127,14 +128,20 @@ export function extensionDetail(
 ): ExtensionDetail {
   const o = rec(obj);
   const meta = rec(o.metadata);
+  const row = extensionRow(obj);
   return {
-    row: extensionRow(obj),
-    progress,
+    row,
+    // Failing and retrying, whether or not an earlier version stays installed: never "Installing".
+    progress: row.progressing.reason === 'Retrying' ? { state: 'retrying', progress: row.progressing.message } : progress,
     uid: s(meta.uid),
     serviceAccount: s(rec(rec(o.spec).serviceAccount).name),
     deleting: s(meta.deletionTimestamp) !== '',
     conditions: conditionsOf(obj),
-    events: events.map(eventRow).sort((a, b) => (a.lastSeen < b.lastSeen ? 1 : a.lastSeen > b.lastSeen ? -1 : 0)),
+    // Matched by uid: the Events of a deleted extension of the same name are not this one's.
+    events: events
+      .filter((e) => s(rec(rec(e).involvedObject).uid) === s(meta.uid))
+      .map(eventRow)
+      .sort((a, b) => (a.lastSeen < b.lastSeen ? 1 : a.lastSeen > b.lastSeen ? -1 : 0)),
     releases: revisions.map((r) => {
       const set = objectSetView(r);
       return set === undefined ? releaseRow(r.record) : { ...releaseRow(r.record), objectSet: set };

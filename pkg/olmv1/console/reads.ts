@@ -1,9 +1,11 @@
-/** Reads the console makes for several routes, as the user: an extension's revisions, its deployed objects, the installed packages. */
+/** Reads the console makes for several routes, as the user: an extension's revisions, its deployed objects, the tiles that say Installed. */
 import { errorMessage } from '../../shared/errors/index.ts';
 import type { Release } from '../../operator-controller/release/index.ts';
 import { installed, revisionOf, type Revision } from '../../operator-controller/revisions/index.ts';
-import { extensionRow, type ReleaseObjectRead } from './extensions.ts';
-import type { ConsoleSources } from './sources.ts';
+import type { ReleaseObjectRead } from './extensions.ts';
+import { installedCatalogs, installedFrom } from './installed-catalogs.ts';
+import type { DeclarativeConfig } from '../../shared/fbc/index.ts';
+import type { ConsoleCatalog, ConsoleSources } from './sources.ts';
 
 /** Objects of a release read at once for its health. */
 const OBJECT_READ_CONCURRENCY = 4;
@@ -56,12 +58,37 @@ export async function readReleaseObjects(sources: ConsoleSources, release: Relea
   return out;
 }
 
-/** The packages ClusterExtensions name; when the user may not list them, none, and why in `problems`. */
-export async function installedPackages(sources: ConsoleSources, signal: AbortSignal, problems: string[]): Promise<Set<string>> {
+/** The key of a catalog's package in {@link installedTiles}'s answer. */
+export const tileKey = (catalog: string, pkg: string): string => `${catalog}/${pkg}`;
+
+/**
+ * The tiles (catalog and package, {@link tileKey}) that say Installed: for each ClusterExtension,
+ * the catalogs it was installed from (installed-catalogs.ts); when the user may not list them,
+ * none, and why in `problems`.
+ */
+export async function installedTiles(
+  sources: ConsoleSources,
+  catalogs: ReadonlyMap<string, ConsoleCatalog>,
+  signal: AbortSignal,
+  problems: string[],
+): Promise<Set<string>> {
+  let extensions: unknown[];
   try {
-    return new Set((await sources.listExtensions(signal)).map((o) => extensionRow(o).package).filter((p) => p !== ''));
+    extensions = await sources.listExtensions(signal);
   } catch (e) {
     problems.push(`ClusterExtensions (for the Installed badges): ${errorMessage(e)}`);
     return new Set();
   }
+  const out = new Set<string>();
+  for (const from of extensions.map(installedFrom).filter((f) => f.package !== '')) {
+    const candidates: { catalog: string; content: DeclarativeConfig }[] = [];
+    for (const [name, cat] of catalogs) {
+      if (!cat.packageNames.includes(from.package)) continue;
+      // A package that cannot be read now is not where the extension came from.
+      const content = await Promise.resolve(cat.load(from.package)).catch(() => undefined);
+      if (content !== undefined) candidates.push({ catalog: name, content });
+    }
+    for (const name of installedCatalogs(from, candidates)) out.add(tileKey(name, from.package));
+  }
+  return out;
 }

@@ -18,6 +18,7 @@ import { matchRoute } from './routes.ts';
 import { tenantRoutes } from './tenant-routes.ts';
 import { instanceRoutes } from './instance-routes.ts';
 import { updateRoutes } from './update-routes.ts';
+import { sendFavicon } from './favicon.ts';
 import { createChangeFeed, type StartWatches } from './live.ts';
 import type { ConsoleCatalog, ConsoleSources } from './sources.ts';
 
@@ -117,6 +118,7 @@ export function consoleApp(o: AppOptions): ConsoleApp {
     const method = req.method ?? 'GET';
     if ((method === 'GET' || method === 'HEAD') && url.pathname.startsWith('/assets/'))
       return asset(res, o.assetsDir, url.pathname.slice('/assets/'.length));
+    if ((method === 'GET' || method === 'HEAD') && url.pathname === '/favicon.ico') return sendFavicon(res);
     const m = matchRoute(routes, method, url.pathname);
     if (!m.ok) return json(res, m.status, { error: m.status === 405 ? 'no such action' : 'not found' });
     let body: unknown;
@@ -130,10 +132,15 @@ export function consoleApp(o: AppOptions): ConsoleApp {
   return { handle, close: () => feed.close() };
 }
 
-/** Answers a request whose handling failed: the API server's status and words when it has them, else 502. */
+/**
+ * Answers a request whose handling failed: the API server's status and words when it has them,
+ * else 502. A refusal of the API server (4xx) is the user's answer, logged without a stack; only
+ * other failures are logged as errors with theirs.
+ */
 export function failed(log: Logger, req: IncomingMessage, res: ServerResponse, e: unknown): void {
   const status = typeof (e as { status?: unknown }).status === 'number' ? (e as { status: number }).status : 502;
-  log.warn({ err: e, url: req.url }, 'console request failed');
+  if (status >= 400 && status < 500) log.info({ url: req.url, status, error: errorMessage(e) }, 'console request refused');
+  else log.warn({ err: e, url: req.url }, 'console request failed');
   if (!res.headersSent) json(res, status >= 400 && status < 600 ? status : 502, { error: errorMessage(e) });
   else res.end();
 }

@@ -232,9 +232,15 @@ export function ExtensionPage({ name }: { name: string }) {
       ))}
       {!d.deleting && !requested && d.progress.state !== 'installed' && (
         <Alert
-          variant={d.progress.state === 'failed' ? 'danger' : 'info'}
+          variant={d.progress.state === 'failed' || d.progress.state === 'retrying' ? 'danger' : 'info'}
           isInline
-          title={d.progress.state === 'failed' ? 'Not installed' : 'Installing'}
+          title={
+            d.progress.state === 'retrying'
+              ? `Failing: operator-controller is retrying${r.version === '' ? '' : ` (version ${r.version} stays installed)`}`
+              : d.progress.state === 'failed'
+                ? 'Not installed'
+                : 'Installing'
+          }
           data-install-progress={d.progress.state}
         >
           {d.progress.progress}

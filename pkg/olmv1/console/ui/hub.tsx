@@ -60,7 +60,7 @@ export function HubPage() {
       {problems.map((p) => (
         <Alert key={p} variant="warning" isInline isPlain title={p} />
       ))}
-      <Toolbar>
+      <Toolbar className="olmv1-hub-filters">
         <ToolbarContent>
           <ToolbarItem>
             <SearchInput

@@ -3,9 +3,12 @@ import { Alert, Label, PageSection, Title } from '@patternfly/react-core';
 import { extensionHref, type ExtensionRow } from './api.ts';
 import { useLive } from './use-live.tsx';
 
-/** A condition as a label: green when it is `good`, grey when absent or Unknown, else `bad` (red by default). */
+/**
+ * A condition as a label: orange when its reason is Retrying (the last attempt failed, whatever
+ * the status), else green when it is `good`, grey when absent or Unknown, else `bad` (red by default).
+ */
 export function Status({ c, good, bad = 'red' }: { c: ExtensionRow['installed']; good: string; bad?: 'red' | 'blue' }) {
-  const color = c.status === good ? 'green' : c.status === '' || c.status === 'Unknown' ? 'grey' : bad;
+  const color = c.reason === 'Retrying' ? 'orange' : c.status === good ? 'green' : c.status === '' || c.status === 'Unknown' ? 'grey' : bad;
   return (
     <Label color={color} isCompact title={c.message}>
       {c.status === '' ? '-' : `${c.status}${c.reason === '' ? '' : ` (${c.reason})`}`}
