@@ -6,7 +6,7 @@
  */
 import { desiredRevision, type ObjectSetManifest } from '../../pkg/operator-controller/applier/index.ts';
 import { Manifest, ReleaseStatus, createReleaseStore, type Release } from '../../pkg/operator-controller/release/index.ts';
-import { connect, type KubeClient, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
+import { connect, type KubeClient, type KubeContext, type KubeObject, type OwnerReference } from '../../pkg/shared/kube/index.ts';
 import type { FakeCluster } from './fake-cluster.ts';
 
 const T = '2026-11-27T10:00:00Z';
@@ -14,6 +14,11 @@ const T = '2026-11-27T10:00:00Z';
 /** One ConfigMap: what each revision installs. */
 export function revisionObject(version: string): KubeObject {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'demo-ns' }, data: { version } };
+}
+
+/** A controller owner reference to ClusterExtension `name`, as upstream's Helm applier and the revision controller write it. */
+export function extensionOwnerRef(name: string, uid = `uid-${name}`, extra: Partial<OwnerReference> = {}): OwnerReference {
+  return { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterExtension', name, uid, controller: true, blockOwnerDeletion: true, ...extra };
 }
 
 /** ClusterExtension `name` of package `demo` in namespace demo-ns. */

@@ -7,16 +7,10 @@ import { withOwnerLabels } from './objects.ts';
 import { ownerReferencesPatch, refersToExtension, releaseOwnerReferences } from './owner-references.ts';
 import { checkOwnership } from './ownership.ts';
 import { fakeCluster } from '../../../test/support/fake-cluster.ts';
+import { extensionOwnerRef } from '../../../test/support/revision-fixtures.ts';
 
 /** An owner reference as upstream's Helm applier writes it. */
-const upstreamRef = (name: string, uid = `uid-${name}`): OwnerReference => ({
-  apiVersion: 'olm.operatorframework.io/v1',
-  kind: 'ClusterExtension',
-  name,
-  uid,
-  controller: true,
-  blockOwnerDeletion: true,
-});
+const upstreamRef = (name: string, uid?: string): OwnerReference => extensionOwnerRef(name, uid);
 const otherRef: OwnerReference = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'ext', uid: 'uid-deploy' };
 
 const crd = (name: string, refs: OwnerReference[], extension = 'ext'): KubeObject =>

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ClusterObjectSet } from '../../shared/api/index.ts';
 import { parseWithOwners, revisionAuthority, sameExtensionController, userRevisionRefusal, type KnownExtension } from './authority.ts';
+import { extensionOwnerRef } from '../../../test/support/revision-fixtures.ts';
 
 const OWNER = 'olm.operatorframework.io/owner-name';
 
@@ -21,15 +22,7 @@ function revision(owners: object[] | undefined, label?: string): ClusterObjectSe
   return parsed.value;
 }
 
-const controllerRef = (name: string, uid: string, extra: object = {}) => ({
-  apiVersion: 'olm.operatorframework.io/v1',
-  kind: 'ClusterExtension',
-  name,
-  uid,
-  controller: true,
-  blockOwnerDeletion: true,
-  ...extra,
-});
+const controllerRef = extensionOwnerRef;
 
 const known: Record<string, KnownExtension> = { ext: { uid: 'ext-uid', deleting: false }, gone: { uid: 'gone-uid', deleting: true } };
 const extensionOf = (name: string): KnownExtension | undefined => known[name];
