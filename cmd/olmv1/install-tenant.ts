@@ -5,7 +5,7 @@
  * or refused (the rule broken and its message).
  */
 import { EXTENSION } from '../../pkg/shared/api/index.ts';
-import { isAlreadyExists, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
+import { isAlreadyExists, selfCanI, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import { type CommandIO, EXIT, poll, type Clock } from './io.ts';
 import type { InstallArgs } from './install-args.ts';
 import { catalogSource, describeObject } from '../../pkg/olmv1/install/index.ts';
@@ -56,6 +56,32 @@ export function tenantState(obj: KubeObject): TenantState {
   }
   const progress = !current(allowed) ? 'waiting for operator-controller' : `${progressing?.reason ?? ''}: ${progressing?.message ?? ''}`;
   return { state: 'waiting', progress };
+}
+
+/**
+ * Whether `olmv1 install` without `--tenant` requests the install as a tenant: when the caller
+ * may not create ClusterExtensions but may create Extensions in the namespace (a namespace's
+ * admin under config/tenant-extensions), and gave no flag a request cannot carry. Says so on
+ * stderr. False when the caller may create ClusterExtensions, or the reviews cannot be made.
+ */
+export async function requestsAsTenant(a: InstallArgs, kube: KubeContext, io: CommandIO): Promise<boolean> {
+  const req = a.request;
+  if (a.tenant) return true;
+  if (req.updatePolicy !== undefined || req.crdUpgradeSafety !== undefined || a.certProvider !== undefined || a.withDependencies) return false;
+  let answers: boolean[];
+  try {
+    answers = await selfCanI(kube.client, [
+      { verb: 'create', group: 'olm.operatorframework.io', resource: 'clusterextensions' },
+      { verb: 'create', group: 'olm.operatorframework.io', resource: 'extensions', namespace: req.namespace },
+    ]);
+  } catch {
+    return false;
+  }
+  if (answers[0] === true || answers[1] !== true) return false;
+  io.stderr.write(
+    `you may not create ClusterExtensions but may request installs in namespace ${req.namespace}: requesting ${req.packageName} as a tenant (an Extension an ExtensionPolicy must allow; docs/tenants.md)\n`,
+  );
+  return true;
 }
 
 /** Runs `install --tenant` with `a` as the caller (no cluster rights needed). */

@@ -2,7 +2,8 @@
  * `olmv1 install PACKAGE` (USAGE in install-args.ts): parses the flags, runs the install service
  * (pkg/olmv1/install: resolve, pull, installer RBAC, the labelled objects written after a
  * server-side dry run, the wait for Installed) as the kubeconfig's user and prints its progress
- * and outcome; `--tenant` requests the install instead (install-tenant.ts).
+ * and outcome; `--tenant`, or a caller who may request installs in the namespace but not create
+ * ClusterExtensions, requests the install instead (install-tenant.ts).
  */
 import { BUNDLE_IMAGE_LIMITS } from '../../pkg/shared/image/index.ts';
 import type { KubeContext } from '../../pkg/shared/kube/index.ts';
@@ -11,7 +12,7 @@ import { imageLimitOptions } from '../shared/limits.ts';
 import { withCluster } from './cluster-access.ts';
 import { type CommandIO, EXIT, type Clock } from './io.ts';
 import { parseInstallArgs } from './install-args.ts';
-import { installTenant } from './install-tenant.ts';
+import { installTenant, requestsAsTenant } from './install-tenant.ts';
 import { printRbacWarnings } from './rbac.ts';
 import { CommandError, formatObjects, loadBundle, runCommand, type BundleSourceDeps } from './render.ts';
 import {
@@ -31,7 +32,7 @@ export async function runInstall(args: readonly string[], io: CommandIO, deps: I
   return runCommand(io, async () => {
     const a = parseInstallArgs(args);
     await withCluster(deps.connectCluster(a.cluster), async (kube) => {
-      if (a.tenant) return installTenant(a, kube, io, deps);
+      if (await requestsAsTenant(a, kube, io)) return installTenant(a, kube, io, deps);
       const imageLimits = imageLimitOptions(a.values, BUNDLE_IMAGE_LIMITS);
       const ports: InstallPorts = {
         ...installPorts(kube, deps, a.catalogdUrl),

@@ -360,13 +360,15 @@ describe('tenants install what the administrator allows', () => {
     );
   });
 
-  it('olmv1 install --tenant requests the install as the tenant and waits for it, or says why it is refused', async () => {
+  it('olmv1 install as a tenant (with --tenant, or without it when the caller may not create ClusterExtensions) requests the install and waits for it, or says why it is refused', async () => {
     const refusedRun = await olmv1Install([`absent-${run}`, '--tenant', '-n', nsC, '--name', 'absent', '--timeout', '90s'], teamC);
     expect(refusedRun.code).toBe(1);
     expect(refusedRun.stderr).toContain(`Extension ${nsC}/absent is refused (PackageNotAllowed): package "absent-${run}" is not allowed`);
     await nothingMadeFor(nsC, 'absent');
-    const ok = await olmv1Install([pkg, '--tenant', '-n', nsC, '--name', 'cli', '-v', '1.0.0', '--timeout', '90s'], teamC);
+    // Without --tenant: the namespace's admin may not create ClusterExtensions, so the install is requested, and it says so.
+    const ok = await olmv1Install([pkg, '-n', nsC, '--name', 'cli', '-v', '1.0.0', '--timeout', '90s'], teamC);
     expect(ok, ok.stderr).toMatchObject({ code: 0, stdout: `installed ${pkg}.v1.0.0 (1.0.0) for Extension ${nsC}/cli\n` });
+    expect(ok.stderr).toContain(`you may not create ClusterExtensions but may request installs in namespace ${nsC}: requesting ${pkg} as a tenant`);
     await teamC.client.delete({ apiVersion: EXTENSION.apiVersion, kind: EXTENSION.kind, name: 'cli', namespace: nsC });
     await teamC.client.delete({ apiVersion: EXTENSION.apiVersion, kind: EXTENSION.kind, name: 'absent', namespace: nsC });
     await waitUntil(
