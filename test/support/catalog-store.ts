@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { afterEach, beforeEach } from 'vitest';
+import { perTest } from './per-test.ts';
 import { LocalDirStore, ingestInProcess, type StoredVersion, type VersionInfo } from '../../pkg/catalogd/storage/index.ts';
 import { CATALOG_IMAGE_LIMITS, createDiskImageCache, type BuiltLayer, type ImageCache, type OpenedImage } from '../../pkg/shared/image/index.ts';
 import type { Meta } from '../../pkg/shared/fbc/types.ts';
@@ -47,6 +47,7 @@ export async function storeWith(
 
 /** The current test's store (ingesting in process) and unpack cache. */
 interface StoreBed {
+  readonly root: string;
   readonly store: LocalDirStore;
   readonly unpackCache: ImageCache;
 }
@@ -54,34 +55,22 @@ interface StoreBed {
 /**
  * Registers the hooks that give each test of the calling suite a new temporary directory
  * (`prefix` names it) with an opened store in `store/` and an image unpack cache in `unpack/`;
- * the store is closed and the directory deleted after the test.
+ * the store is closed and the directory deleted after the test. The function returned gives the
+ * running test's.
  */
-export function storePerTest(prefix: string): StoreBed {
-  let current: (StoreBed & { root: string }) | undefined;
-  beforeEach(async () => {
-    const root = await mkdtemp(join(tmpdir(), prefix));
-    const store = new LocalDirStore({ root: join(root, 'store'), ingest: ingestInProcess, logger: pino({ level: 'silent' }) });
-    await store.open();
-    current = { root, store, unpackCache: createDiskImageCache(join(root, 'unpack')) };
-  });
-  afterEach(async () => {
-    const done = current;
-    current = undefined;
-    await done?.store.close();
-    if (done !== undefined) await rm(done.root, { recursive: true, force: true });
-  });
-  const now = (): StoreBed => {
-    if (current === undefined) throw new Error('storePerTest: used outside a test');
-    return current;
-  };
-  return {
-    get store() {
-      return now().store;
+export function storePerTest(prefix: string): () => StoreBed {
+  return perTest(
+    async () => {
+      const root = await mkdtemp(join(tmpdir(), prefix));
+      const store = new LocalDirStore({ root: join(root, 'store'), ingest: ingestInProcess, logger: pino({ level: 'silent' }) });
+      await store.open();
+      return { root, store, unpackCache: createDiskImageCache(join(root, 'unpack')) };
     },
-    get unpackCache() {
-      return now().unpackCache;
+    async (bed) => {
+      await bed.store.close();
+      await rm(bed.root, { recursive: true, force: true });
     },
-  };
+  );
 }
 
 /** Catalog image `digestRef` as the image client opens it for streaming: one layer, `layer`, under `/configs`. */

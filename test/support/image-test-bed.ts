@@ -1,14 +1,14 @@
 /**
  * What the image client's unit tests pull with, new for each test: a temporary directory, a disk
  * image cache in it and a fake registry; closed and deleted (read-only unpacked trees included)
- * after each test.
+ * after each test; and the error a pull rejects with.
  */
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach } from 'vitest';
 import { createDiskImageCache, type ImageCache } from '../../pkg/shared/image/index.ts';
 import { startFakeRegistry, type FakeRegistry } from './fake-registry.ts';
+import { perTest } from './per-test.ts';
 
 /** The current test's directory, cache (`<dir>/unpack`) and registry. */
 interface ImageTestBed {
@@ -20,32 +20,27 @@ interface ImageTestBed {
 /**
  * Registers the hooks that make an ImageTestBed for each test of the calling file or suite:
  * `prefix` names the directory, `deleteTree` deletes it (the image module's deleteReadOnly).
+ * The function returned gives the running test's.
  */
-export function imageTestBed(prefix: string, deleteTree: (dir: string) => Promise<void>): ImageTestBed {
-  let current: ImageTestBed | undefined;
-  beforeEach(async () => {
-    const dir = await mkdtemp(join(tmpdir(), prefix));
-    current = { dir, cache: createDiskImageCache(join(dir, 'unpack')), registry: await startFakeRegistry() };
-  });
-  afterEach(async () => {
-    const done = current;
-    current = undefined;
-    await done?.registry.close();
-    if (done !== undefined) await deleteTree(done.dir);
-  });
-  const now = (): ImageTestBed => {
-    if (current === undefined) throw new Error('imageTestBed: used outside a test');
-    return current;
-  };
-  return {
-    get dir() {
-      return now().dir;
+export function imageTestBed(prefix: string, deleteTree: (dir: string) => Promise<void>): () => ImageTestBed {
+  return perTest(
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), prefix));
+      return { dir, cache: createDiskImageCache(join(dir, 'unpack')), registry: await startFakeRegistry() };
     },
-    get cache() {
-      return now().cache;
+    async (bed) => {
+      await bed.registry.close();
+      await deleteTree(bed.dir);
     },
-    get registry() {
-      return now().registry;
-    },
-  };
+  );
+}
+
+/** The error `p` rejects with; throws when it resolves. */
+export async function errorOf(p: Promise<unknown>): Promise<Error> {
+  try {
+    await p;
+  } catch (err) {
+    return err as Error;
+  }
+  throw new Error('expected a rejection');
 }

@@ -55,7 +55,7 @@ describe('storeCatalogImage', () => {
 
   const run = (img: ReturnType<typeof images>) =>
     storeCatalogImage(
-      { images: img, unpackCache: bed.unpackCache, store: bed.store, metrics: createCatalogContentMetrics(registry) },
+      { images: img, unpackCache: bed().unpackCache, store: bed().store, metrics: createCatalogContentMetrics(registry) },
       { name: 'ops', ref: REF, unpackedAt: () => '2026-11-23T00:00:00Z', log },
     );
   const counted = async (): Promise<string> =>
@@ -72,7 +72,7 @@ describe('storeCatalogImage', () => {
     expect(calls).toEqual(['openLayers']);
     expect(stored.version.info).toEqual({ digest: DIGEST, ref: REF, unpackedAt: '2026-11-23T00:00:00Z' });
     expect(await counted()).toBe('catalogd_catalog_contents_stored_total{method="streamed"} 1');
-    expect(await bed.unpackCache.owners()).toEqual([]);
+    expect(await bed().unpackCache.owners()).toEqual([]);
   });
 
   it('unpacks an image whose layer needs it, and stores the same content', async () => {
@@ -82,10 +82,10 @@ describe('storeCatalogImage', () => {
     const stored = await run(images(linked, files, calls));
     expect(stored.streamed).toBe(false);
     expect(calls).toEqual(['openLayers', 'pull']);
-    expect(bed.store.get('ops')?.info.digest).toBe(DIGEST);
+    expect(bed().store.get('ops')?.info.digest).toBe(DIGEST);
     expect(await counted()).toBe('catalogd_catalog_contents_stored_total{method="unpacked"} 1');
     // The unpacked tree is dropped once its content is stored.
-    expect(await bed.unpackCache.fetch('ops', DIGEST)).toBeUndefined();
+    expect(await bed().unpackCache.fetch('ops', DIGEST)).toBeUndefined();
   });
 
   it('reports a catalog that does not decode as a store error, without unpacking it', async () => {
@@ -96,7 +96,7 @@ describe('storeCatalogImage', () => {
     expect((err as ContentStepError).step).toBe('store');
     expect((err as Error).message).toMatch(/^configs\/foo\.json:1: /);
     expect(calls).toEqual(['openLayers']);
-    expect(bed.store.get('ops')).toBeUndefined();
+    expect(bed().store.get('ops')).toBeUndefined();
   });
 
   it('reports a failure to read the image as a source error', async () => {
@@ -112,7 +112,7 @@ describe('storeCatalogImage', () => {
     const calls: string[] = [];
     const files = { 'foo.json': PKG };
     const img = images(catalogLayer(files), files, calls);
-    await img.pull(REF, { owner: 'ops', cache: bed.unpackCache });
+    await img.pull(REF, { owner: 'ops', cache: bed().unpackCache });
     calls.length = 0;
     const stored = await run(img);
     expect(stored.streamed).toBe(false);

@@ -65,8 +65,8 @@ describe('ContentSyncReconciler', () => {
     new ContentSyncReconciler({
       catalogs: catalogs(objects),
       images: images(opened, failure),
-      unpackCache: bed.unpackCache,
-      store: bed.store,
+      unpackCache: bed().unpackCache,
+      store: bed().store,
       log,
     }).reconcile('ops', ctx());
 
@@ -74,7 +74,7 @@ describe('ContentSyncReconciler', () => {
     const opened: string[] = [];
     const published = catalog({ ref: refOf(digest('a')), lastUnpacked: '2026-11-24T01:02:03Z' });
     await sync({ ops: published }, opened);
-    expect(bed.store.get('ops')?.info).toEqual({ digest: digest('a'), ref: refOf(digest('a')), unpackedAt: '2026-11-24T01:02:03Z' });
+    expect(bed().store.get('ops')?.info).toEqual({ digest: digest('a'), ref: refOf(digest('a')), unpackedAt: '2026-11-24T01:02:03Z' });
     await sync({ ops: published }, opened);
     expect(opened).toEqual([refOf(digest('a'))]);
   });
@@ -83,7 +83,7 @@ describe('ContentSyncReconciler', () => {
     const opened: string[] = [];
     await sync({ ops: catalog({ ref: refOf(digest('a')) }) }, opened);
     await sync({ ops: catalog({ ref: refOf(digest('b')) }) }, opened);
-    expect(bed.store.get('ops')?.info.digest).toBe(digest('b'));
+    expect(bed().store.get('ops')?.info.digest).toBe(digest('b'));
     expect(opened).toEqual([refOf(digest('a')), refOf(digest('b'))]);
   });
 
@@ -92,7 +92,7 @@ describe('ContentSyncReconciler', () => {
     await sync({ ops: catalog() }, opened);
     await sync({ ops: catalog({ ref: 'registry.test/catalogs/ops:latest' }) }, opened);
     expect(opened).toEqual([]);
-    expect(bed.store.get('ops')).toBeUndefined();
+    expect(bed().store.get('ops')).toBeUndefined();
   });
 
   it.each([
@@ -101,10 +101,10 @@ describe('ContentSyncReconciler', () => {
     ['Unavailable', { ops: catalog({ ref: refOf(digest('a')), unavailable: true }) }],
   ])('removes the content of a catalog that is %s', async (_what, objects: Record<string, KubeObject>) => {
     await sync({ ops: catalog({ ref: refOf(digest('a')) }) }, []);
-    expect(bed.store.get('ops')).toBeDefined();
+    expect(bed().store.get('ops')).toBeDefined();
     await sync(objects, []);
-    expect(bed.store.get('ops')).toBeUndefined();
-    expect(bed.store.contentExists('ops')).toBe(false);
+    expect(bed().store.get('ops')).toBeUndefined();
+    expect(bed().store.contentExists('ops')).toBe(false);
   });
 
   it('says which catalog failed, with the source error, and keeps what was served', async () => {
@@ -113,6 +113,6 @@ describe('ContentSyncReconciler', () => {
       (e: unknown) => e,
     );
     expect((err as Error).message).toBe('syncing content of catalog "ops": error getting manifest: unauthorized');
-    expect(bed.store.get('ops')?.info.digest).toBe(digest('a'));
+    expect(bed().store.get('ops')?.info.digest).toBe(digest('a'));
   });
 });

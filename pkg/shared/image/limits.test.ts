@@ -19,10 +19,10 @@ const GiB = 1 << 30;
 const bed = imageTestBed('olmv1-limits-test-', deleteReadOnly);
 
 async function pullError(limits: ImageLimits, image: ReturnType<typeof buildImage>, name: string): Promise<Error> {
-  const client = createImageClient({ insecureRegistries: [bed.registry.host], limits });
+  const client = createImageClient({ insecureRegistries: [bed().registry.host], limits });
   try {
-    await client.push(`${bed.registry.host}/${name}:v1`, image);
-    await client.pull(`${bed.registry.host}/${name}:v1`, { owner: 'o', cache: bed.cache });
+    await client.push(`${bed().registry.host}/${name}:v1`, image);
+    await client.pull(`${bed().registry.host}/${name}:v1`, { owner: 'o', cache: bed().cache });
   } catch (err) {
     return err as Error;
   } finally {
@@ -44,10 +44,10 @@ describe('image caps while unpacking', () => {
     const image = buildImage({ layers: [layer] });
     const err = await pullError(CATALOG_IMAGE_LIMITS, image, 'bomb');
     expect(err.message).toBe(
-      `error applying image: image ${bed.registry.host}/bomb@${image.digest}: layer ${layer.digest}: exceeds the limit of ${256 * MiB} unpacked bytes (--max-image-unpacked-bytes)`,
+      `error applying image: image ${bed().registry.host}/bomb@${image.digest}: layer ${layer.digest}: exceeds the limit of ${256 * MiB} unpacked bytes (--max-image-unpacked-bytes)`,
     );
     expect(err.cause).toBeInstanceOf(ImageLimitError);
-    expect(await readdir(join(bed.dir, 'unpack'))).toEqual([]);
+    expect(await readdir(join(bed().dir, 'unpack'))).toEqual([]);
   });
 
   it('stops inflating at the decompressed cap: a 1 MB gzip layer of zeros', async () => {
@@ -55,9 +55,9 @@ describe('image caps while unpacking', () => {
     const image = buildImage({ layers: [buildLayer([{ path: 'a', type: 'file', data: Buffer.from('x') }]), layer] });
     const err = await pullError({ ...CATALOG_IMAGE_LIMITS, maxDecompressedBytes: 64 * MiB }, image, 'zeros');
     expect(err.message).toBe(
-      `error applying image: image ${bed.registry.host}/zeros@${image.digest}: layer ${layer.digest}: exceeds the limit of ${64 * MiB} decompressed bytes (--max-image-decompressed-bytes)`,
+      `error applying image: image ${bed().registry.host}/zeros@${image.digest}: layer ${layer.digest}: exceeds the limit of ${64 * MiB} decompressed bytes (--max-image-decompressed-bytes)`,
     );
-    expect(await readdir(join(bed.dir, 'unpack'))).toEqual([]);
+    expect(await readdir(join(bed().dir, 'unpack'))).toEqual([]);
   });
 
   it('stops inflating a zstd layer at the decompressed cap too: a file of 1 GiB of zeros in ~32 KB', async () => {
@@ -96,9 +96,9 @@ describe('image caps while unpacking', () => {
     const files = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`f${i}`, 'x']));
     const image = buildImage({ files });
     // Ten files and no directories fit a cap of ten.
-    const client = createImageClient({ insecureRegistries: [bed.registry.host], limits: { ...BUNDLE_IMAGE_LIMITS, maxFiles: 10 } });
-    await client.push(`${bed.registry.host}/ten:v1`, image);
-    await expect(client.pull(`${bed.registry.host}/ten:v1`, { owner: 'ten', cache: bed.cache })).resolves.toMatchObject({ fromCache: false });
+    const client = createImageClient({ insecureRegistries: [bed().registry.host], limits: { ...BUNDLE_IMAGE_LIMITS, maxFiles: 10 } });
+    await client.push(`${bed().registry.host}/ten:v1`, image);
+    await expect(client.pull(`${bed().registry.host}/ten:v1`, { owner: 'ten', cache: bed().cache })).resolves.toMatchObject({ fromCache: false });
     client.close();
     const err = await pullError({ ...BUNDLE_IMAGE_LIMITS, maxFiles: 9 }, image, 'nine');
     expect(err.message).toMatch(/: exceeds the limit of 9 files \(--max-image-files\)$/);
@@ -107,12 +107,12 @@ describe('image caps while unpacking', () => {
   it('refuses layers whose declared compressed size exceeds the decompressed cap before downloading them', async () => {
     const big = buildLayer([{ path: 'a', type: 'file', data: Buffer.alloc(4096, 1) }], { compression: 'none' });
     const image = buildImage({ layers: [big] });
-    bed.registry.requests.length = 0;
+    bed().registry.requests.length = 0;
     const err = await pullError({ ...BUNDLE_IMAGE_LIMITS, maxDecompressedBytes: 4000 }, image, 'declared');
     expect(err.message).toBe(
-      `error applying image: image ${bed.registry.host}/declared@${image.digest}: layer ${big.digest}: exceeds the limit of 4000 decompressed bytes (--max-image-decompressed-bytes)`,
+      `error applying image: image ${bed().registry.host}/declared@${image.digest}: layer ${big.digest}: exceeds the limit of 4000 decompressed bytes (--max-image-decompressed-bytes)`,
     );
-    expect(bed.registry.requests.filter((r) => r.startsWith('GET') && r.includes(`/blobs/${big.digest}`))).toEqual([]);
+    expect(bed().registry.requests.filter((r) => r.startsWith('GET') && r.includes(`/blobs/${big.digest}`))).toEqual([]);
   });
 
   it('applies the label filter first: only the catalog directory counts as unpacked', async () => {
@@ -120,10 +120,10 @@ describe('image caps while unpacking', () => {
       files: { 'configs/pkg/catalog.json': '{"schema":"olm.package","name":"pkg"}', 'opm/binary': 'x'.repeat(10_000) },
       labels: { [CATALOG_CONFIGS_LABEL]: '/configs' },
     });
-    const client = createImageClient({ insecureRegistries: [bed.registry.host], limits: { ...CATALOG_IMAGE_LIMITS, maxUnpackedBytes: 1000 } });
-    await client.push(`${bed.registry.host}/cat:v1`, image);
+    const client = createImageClient({ insecureRegistries: [bed().registry.host], limits: { ...CATALOG_IMAGE_LIMITS, maxUnpackedBytes: 1000 } });
+    await client.push(`${bed().registry.host}/cat:v1`, image);
     await expect(
-      client.pull(`${bed.registry.host}/cat:v1`, { owner: 'cat', cache: bed.cache, labelPathFilter: CATALOG_CONFIGS_LABEL }),
+      client.pull(`${bed().registry.host}/cat:v1`, { owner: 'cat', cache: bed().cache, labelPathFilter: CATALOG_CONFIGS_LABEL }),
     ).resolves.toMatchObject({
       fromCache: false,
     });

@@ -12,6 +12,7 @@ import { deleteReadOnly } from './fs-tree.ts';
 import { RegistryBlockedError } from './pull-sources.ts';
 import type { RegistriesConfPaths } from './registries-conf-load.ts';
 import { startFakeRegistry, type FakeRegistry } from '../../../test/support/fake-registry.ts';
+import { errorOf } from '../../../test/support/image-test-bed.ts';
 
 let dir: string;
 let cache: ImageCache;
@@ -43,15 +44,6 @@ function client(options: Parameters<typeof createImageClient>[0] = {}): ImageCli
   const c = createImageClient({ insecureRegistries: [mirror.host, origin.host], registriesConf: paths, ...options });
   clients.push(c);
   return c;
-}
-
-async function errorOf(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p;
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('expected a rejection');
 }
 
 async function push(registry: FakeRegistry, repo: string): Promise<void> {

@@ -4,26 +4,17 @@ import { findCause } from '../errors/index.ts';
 import { buildImage } from './build.ts';
 import { createImageClient, type ImageClient } from './client.ts';
 import { deleteReadOnly } from './fs-tree.ts';
-import { imageTestBed } from '../../../test/support/image-test-bed.ts';
+import { errorOf, imageTestBed } from '../../../test/support/image-test-bed.ts';
 import { RegistryTimeoutError } from './timeout.ts';
 
 const bed = imageTestBed('olmv1-timeout-test-', deleteReadOnly);
 let client: ImageClient;
 
 beforeEach(() => {
-  client = createImageClient({ insecureRegistries: [bed.registry.host], timeoutMs: 100, connectTimeoutMs: 100 });
+  client = createImageClient({ insecureRegistries: [bed().registry.host], timeoutMs: 100, connectTimeoutMs: 100 });
 });
 
 afterEach(() => client.close());
-
-async function errorOf(p: Promise<unknown>): Promise<Error> {
-  return p.then(
-    () => {
-      throw new Error('expected a rejection');
-    },
-    (err: unknown) => err as Error,
-  );
-}
 
 const timeoutOf = (err: Error): RegistryTimeoutError | undefined =>
   findCause(err, (e): e is RegistryTimeoutError => e instanceof RegistryTimeoutError);
@@ -31,25 +22,25 @@ const timeoutOf = (err: Error): RegistryTimeoutError | undefined =>
 describe('pull timeouts', () => {
   it('names the layer and the registry when a layer stops arriving', async () => {
     const image = buildImage({ files: { 'manifests/a.yaml': 'x'.repeat(4096) } });
-    await client.push(`${bed.registry.host}/b:v1`, image);
+    await client.push(`${bed().registry.host}/b:v1`, image);
     const layer = image.layers[0]?.digest ?? '';
-    bed.registry.faults.stallBlobs = new Set([layer]);
-    const ref = `${bed.registry.host}/b@${image.digest}`;
-    const err = await errorOf(client.pull(ref, { owner: 'ext', cache: bed.cache }));
-    expect(err.message).toBe(`pulling image "${ref}": timeout after 100ms reading layer ${layer} from registry ${bed.registry.host}`);
-    expect(timeoutOf(err)).toMatchObject({ phase: 'read', ms: 100, registry: bed.registry.host, what: `layer ${layer}` });
-    // Nothing half-written stays in the bed.cache.
-    expect(await bed.cache.fetch('ext', image.digest)).toBeUndefined();
+    bed().registry.faults.stallBlobs = new Set([layer]);
+    const ref = `${bed().registry.host}/b@${image.digest}`;
+    const err = await errorOf(client.pull(ref, { owner: 'ext', cache: bed().cache }));
+    expect(err.message).toBe(`pulling image "${ref}": timeout after 100ms reading layer ${layer} from registry ${bed().registry.host}`);
+    expect(timeoutOf(err)).toMatchObject({ phase: 'read', ms: 100, registry: bed().registry.host, what: `layer ${layer}` });
+    // Nothing half-written stays in the bed().cache.
+    expect(await bed().cache.fetch('ext', image.digest)).toBeUndefined();
   });
 
   it('names the manifest and does not try GET after a HEAD that timed out', async () => {
-    await client.push(`${bed.registry.host}/b:v1`, buildImage({ files: { a: 'a' } }));
-    bed.registry.faults.stallManifests = true;
-    bed.registry.requests.length = 0;
-    const ref = `${bed.registry.host}/b:v1`;
-    const err = await errorOf(client.pull(ref, { owner: 'ext', cache: bed.cache }));
-    expect(err.message).toBe(`pulling image "${ref}": timeout after 100ms reading manifest v1 from registry ${bed.registry.host}`);
-    expect(bed.registry.requests).toEqual(['HEAD /v2/b/manifests/v1']);
+    await client.push(`${bed().registry.host}/b:v1`, buildImage({ files: { a: 'a' } }));
+    bed().registry.faults.stallManifests = true;
+    bed().registry.requests.length = 0;
+    const ref = `${bed().registry.host}/b:v1`;
+    const err = await errorOf(client.pull(ref, { owner: 'ext', cache: bed().cache }));
+    expect(err.message).toBe(`pulling image "${ref}": timeout after 100ms reading manifest v1 from registry ${bed().registry.host}`);
+    expect(bed().registry.requests).toEqual(['HEAD /v2/b/manifests/v1']);
   });
 
   it('names a registry that accepts connections and never completes the TLS handshake', async () => {
@@ -63,7 +54,7 @@ describe('pull timeouts', () => {
     const tls = createImageClient({ connectTimeoutMs: 100, timeoutMs: 10_000 });
     try {
       const ref = `${host}/b:v1`;
-      const err = await errorOf(tls.pull(ref, { owner: 'ext', cache: bed.cache }));
+      const err = await errorOf(tls.pull(ref, { owner: 'ext', cache: bed().cache }));
       expect(err.message).toBe(`pulling image "${ref}": timeout after 100ms connecting to registry ${host} to read manifest v1`);
       expect(timeoutOf(err)?.phase).toBe('connect');
     } finally {
@@ -74,7 +65,7 @@ describe('pull timeouts', () => {
   });
 
   it('leaves other failures as they were', async () => {
-    const err = await errorOf(client.pull(`${bed.registry.host}/missing:v1`, { owner: 'ext', cache: bed.cache }));
+    const err = await errorOf(client.pull(`${bed().registry.host}/missing:v1`, { owner: 'ext', cache: bed().cache }));
     expect(err.message).toMatch(/^error getting manifest: /);
     expect(timeoutOf(err)).toBeUndefined();
   });
