@@ -5,6 +5,7 @@
  */
 import type { LabelSelector } from '../../pkg/operator-controller/resolve/index.ts';
 import type { KubeObject } from '../../pkg/shared/kube/index.ts';
+import { statusConditions } from '../../pkg/olmv1/install/index.ts';
 
 export {
   INSTALLED_BY_LABEL,
@@ -67,23 +68,10 @@ export function parseSelectorText(text: string): LabelSelector {
   };
 }
 
-/** A condition as the status of a ClusterCatalog holds it. */
-interface StatusCondition {
-  type?: string;
-  status?: string;
-  reason?: string;
-  message?: string;
-}
-
-function conditions(obj: KubeObject): StatusCondition[] {
-  const status = obj.status as { conditions?: StatusCondition[] } | undefined;
-  return Array.isArray(status?.conditions) ? status.conditions : [];
-}
-
 /** Whether the ClusterCatalog `obj` serves content (Serving=True), with its Progressing text otherwise. */
 export function catalogServing(obj: KubeObject): { serving: boolean; progress: string } {
-  const serving = conditions(obj).find((c) => c.type === 'Serving');
-  const progressing = conditions(obj).find((c) => c.type === 'Progressing');
+  const serving = statusConditions(obj).find((c) => c.type === 'Serving');
+  const progressing = statusConditions(obj).find((c) => c.type === 'Progressing');
   return {
     serving: serving?.status === 'True',
     progress: progressing === undefined ? 'waiting for catalogd' : `${progressing.reason ?? ''}: ${progressing.message ?? ''}`,
@@ -94,7 +82,7 @@ export function catalogServing(obj: KubeObject): { serving: boolean; progress: s
 export function catalogRow(obj: KubeObject): Record<'name' | 'availability' | 'priority' | 'serving' | 'lastUnpacked' | 'image', string> {
   const spec = (obj.spec ?? {}) as { priority?: number; availabilityMode?: string; source?: { image?: { ref?: string } } };
   const status = (obj.status ?? {}) as { lastUnpacked?: string; resolvedSource?: { image?: { ref?: string } } };
-  const serving = conditions(obj).find((c) => c.type === 'Serving');
+  const serving = statusConditions(obj).find((c) => c.type === 'Serving');
   return {
     name: obj.metadata.name ?? '',
     availability: spec.availabilityMode ?? 'Available',

@@ -7,6 +7,7 @@ export {
   installObjects,
   installState,
   installedForSelector,
+  statusConditions,
   type ExtensionRequest,
 } from './objects.ts';
 export type { InstallEvent, InstallPorts, InstallResult } from './ports.ts';

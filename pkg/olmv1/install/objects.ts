@@ -108,7 +108,8 @@ interface StatusCondition {
   observedGeneration?: number;
 }
 
-function conditions(obj: KubeObject): StatusCondition[] {
+/** The status conditions of `obj` (none when it has none); `olmv1 catalogs` reads ClusterCatalogs' with it. */
+export function statusConditions(obj: KubeObject): StatusCondition[] {
   const status = obj.status as { conditions?: StatusCondition[] } | undefined;
   return Array.isArray(status?.conditions) ? status.conditions : [];
 }
@@ -124,7 +125,7 @@ type InstallState =
  */
 export function installState(obj: KubeObject): InstallState {
   const generation = obj.metadata.generation;
-  const find = (type: string) => conditions(obj).find((c) => c.type === type);
+  const find = (type: string) => statusConditions(obj).find((c) => c.type === type);
   const progressing = find('Progressing');
   const current = progressing !== undefined && (generation === undefined || progressing.observedGeneration === generation);
   const progress = !current ? 'waiting for operator-controller' : `${progressing.reason ?? ''}: ${progressing.message ?? ''}`;

@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { clusterCatalogObject } from '../../../test/support/cluster-catalogs.ts';
 import { chainedPackage, generatedBundle } from '../../../test/support/extension-ports.ts';
+import { extensionRequest } from '../../../test/support/extension-request.ts';
 import { fakeCluster, type FakeCluster } from '../../../test/support/fake-cluster.ts';
 import { ok } from '../../shared/errors/index.ts';
 import { resolve, type ResolveInput } from '../../operator-controller/resolve/index.ts';
@@ -39,21 +40,7 @@ function ports(cluster: FakeCluster, events: InstallEvent[], onSleep: () => void
 }
 
 function request(more: Partial<InstallRequest> = {}): InstallRequest {
-  return {
-    extension: {
-      name: 'demo',
-      packageName: 'demo',
-      namespace: 'demo',
-      serviceAccount: 'demo-installer',
-      channels: [],
-      version: undefined,
-      selector: undefined,
-      upgradeConstraintPolicy: undefined,
-      crdUpgradeSafety: undefined,
-      watchNamespace: undefined,
-    },
-    ...more,
-  };
+  return { extension: extensionRequest('demo'), ...more };
 }
 
 function cluster(): FakeCluster {

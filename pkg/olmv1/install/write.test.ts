@@ -3,26 +3,16 @@
 // reused or updated, anything else is refused as a name already taken. End to end:
 // test/e2e/olmv1-install.test.ts.
 import { describe, expect, it } from 'vitest';
+import { extensionRequest } from '../../../test/support/extension-request.ts';
 import { fakeCluster, type FakeCluster } from '../../../test/support/fake-cluster.ts';
 import { ApiError, type KubeObject } from '../../shared/kube/index.ts';
-import { installObjects, type ExtensionRequest } from './objects.ts';
+import { installObjects } from './objects.ts';
 import type { InstallEvent } from './ports.ts';
 import { InstallRefused } from './refused.ts';
 import { adoption } from './resume.ts';
 import { writeInstall } from './write.ts';
 
-const request: ExtensionRequest = {
-  name: 'demo',
-  packageName: 'demo-operator',
-  namespace: 'demo-ns',
-  serviceAccount: 'demo-installer',
-  channels: [],
-  version: undefined,
-  selector: undefined,
-  upgradeConstraintPolicy: undefined,
-  crdUpgradeSafety: undefined,
-  watchNamespace: undefined,
-};
+const request = extensionRequest('demo', { packageName: 'demo-operator', namespace: 'demo-ns' });
 const RBAC = 'rbac.authorization.k8s.io/v1';
 const role = (kind: 'ClusterRole' | 'Role', rules: object[]): KubeObject => ({
   apiVersion: RBAC,
