@@ -1152,6 +1152,8 @@ describe('olmv1 console: the install form', () => {
     await page.getByLabel('Namespace').fill(namespace);
     await page.getByLabel('Channel').selectOption('stable');
     await page.getByLabel('Update policy').selectOption('Manual');
+    // The version range is behind the Advanced disclosure (issue 71).
+    await page.getByRole('button', { name: /^Advanced/ }).click();
     await page.getByLabel('Version range').focus();
     await page.keyboard.type('1.0.x');
     await page.keyboard.press('Enter');
@@ -1938,6 +1940,31 @@ describe("olmv1 console: issue 71's bugs", () => {
     await expect.poll(() => page.getByRole('table', { name: 'Events' }).count(), { timeout: 15_000 }).toBe(1);
     expect(missing).toEqual([]);
     await context.close();
+  });
+
+  it('keeps jargon behind Advanced and says why Install is disabled, on the install form', async () => {
+    const w = await open(own?.url);
+    const { page } = w;
+    await page.goto(`${new URL(own?.url ?? '').origin}/#/install/${TWIN.a}/${twin}`);
+    await expect.poll(() => page.getByLabel('Namespace').count(), { timeout: 15_000 }).toBe(1);
+    const advanced = page.getByRole('button', { name: /^Advanced/ });
+    expect(await advanced.getAttribute('aria-expanded')).toBe('false');
+    expect(await page.getByLabel('Upgrade constraint policy').isVisible()).toBe(false);
+    expect(await page.getByLabel('Version range').isVisible()).toBe(false);
+    const install = page.getByRole('button', { name: 'Install', exact: true });
+    expect(await install.isDisabled()).toBe(true);
+    // Its accessible description says why.
+    const why = await install.evaluate<string, unknown>(
+      (b) =>
+        (globalThis as unknown as { document: { getElementById(i: string): { textContent: string } | null } }).document.getElementById(
+          (b as { getAttribute(n: string): string }).getAttribute('aria-describedby'),
+        )?.textContent ?? '',
+    );
+    expect(why).toContain('Install is available after Preview');
+    await advanced.click();
+    expect(await page.getByLabel('Upgrade constraint policy').isVisible()).toBe(true);
+    expect(await axe(page)).toEqual([]);
+    await w.context.close();
   });
 
   it('says an extension deleted while its page is open is gone, answered as such by the API', async () => {

@@ -29,6 +29,7 @@ import { Table } from './table.tsx';
 import { UpgradePlan } from './upgrade.tsx';
 import { CreateInstance } from './create-instance.tsx';
 import { ChangeVersion } from './change-version.tsx';
+import { EquivalentCommand } from './equivalent-command.tsx';
 
 export { Table };
 
@@ -65,9 +66,9 @@ function CrdDeletion({ state }: { state: { view: CrdDeletionView } | { error: st
       />
       <p>
         {rows.length} CustomResourceDefinition{rows.length === 1 ? '' : 's'} and {crTotal(rows)} custom resource
-        {crTotal(rows) === 1 ? '' : 's'}, in every namespace, are deleted for good (as{' '}
-        <code>olmv1 uninstall {state.view.extension} --delete-crds --yes</code>).
+        {crTotal(rows) === 1 ? '' : 's'}, in every namespace, are deleted for good.
       </p>
+      <EquivalentCommand command={`olmv1 uninstall ${state.view.extension} --delete-crds --yes`} />
     </div>
   );
 }

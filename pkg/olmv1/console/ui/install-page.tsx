@@ -28,10 +28,12 @@ import {
   Spinner,
   TextInput,
   Title,
+  ExpandableSection,
 } from '@patternfly/react-core';
 import type { InstallForm } from '../install-form.ts';
 import { UPDATE_POLICIES, UPGRADE_CONSTRAINT_POLICIES } from '../install-form.ts';
 import { extensionHref, getJson, packageHref, postJson, type Detail } from './api.ts';
+import { EquivalentCommand } from './equivalent-command.tsx';
 
 const UPDATE_POLICY_HELP: Record<InstallForm['updatePolicy'], string> = {
   Automatic: 'every upgrade the catalog offers is applied',
@@ -56,6 +58,7 @@ export function InstallPage({ catalog, name }: { catalog: string; name: string }
   });
   // The installer: a new least-privilege ServiceAccount (false), or the existing one named in form.serviceAccount.
   const [existing, setExisting] = useState(false);
+  const [advanced, setAdvanced] = useState(false);
   const [yaml, setYaml] = useState<string | undefined>();
   const [log, setLog] = useState('');
   const [error, setError] = useState<string | undefined>();
@@ -155,24 +158,26 @@ export function InstallPage({ catalog, name }: { catalog: string; name: string }
             ))}
           </FormSelect>
         </FormGroup>
-        <FormGroup label="Version range" fieldId="install-version">
-          <TextInput id="install-version" placeholder="e.g. 1.2.3 or >=1.0.0, <2" value={form.version} onChange={(_e, v) => set({ version: v })} />
-        </FormGroup>
-        <FormGroup label="Upgrade constraint policy" fieldId="install-ucp">
-          <FormSelect
-            id="install-ucp"
-            value={form.upgradeConstraintPolicy}
-            onChange={(_e, v) => set({ upgradeConstraintPolicy: v as InstallForm['upgradeConstraintPolicy'] })}
-          >
-            {UPGRADE_CONSTRAINT_POLICIES.map((p) => (
-              <FormSelectOption
-                key={p}
-                value={p}
-                label={p === 'CatalogProvided' ? 'CatalogProvided: follow the upgrade graph' : 'SelfCertified: any version in range'}
-              />
-            ))}
-          </FormSelect>
-        </FormGroup>
+        <ExpandableSection toggleText="Advanced" isExpanded={advanced} onToggle={(_e, v) => setAdvanced(v)}>
+          <FormGroup label="Version range" fieldId="install-version">
+            <TextInput id="install-version" placeholder="e.g. 1.2.3 or >=1.0.0, <2" value={form.version} onChange={(_e, v) => set({ version: v })} />
+          </FormGroup>
+          <FormGroup label="Upgrade constraint policy" fieldId="install-ucp">
+            <FormSelect
+              id="install-ucp"
+              value={form.upgradeConstraintPolicy}
+              onChange={(_e, v) => set({ upgradeConstraintPolicy: v as InstallForm['upgradeConstraintPolicy'] })}
+            >
+              {UPGRADE_CONSTRAINT_POLICIES.map((p) => (
+                <FormSelectOption
+                  key={p}
+                  value={p}
+                  label={p === 'CatalogProvided' ? 'CatalogProvided: follow the upgrade graph' : 'SelfCertified: any version in range'}
+                />
+              ))}
+            </FormSelect>
+          </FormGroup>
+        </ExpandableSection>
         <FormGroup label="Update policy" fieldId="install-update-policy">
           <FormSelect
             id="install-update-policy"
@@ -215,19 +220,29 @@ export function InstallPage({ catalog, name }: { catalog: string; name: string }
           <Button type="submit" variant={yaml === undefined ? 'primary' : 'secondary'} isDisabled={busy !== undefined} isLoading={busy === 'preview'}>
             Preview
           </Button>
-          <Button variant="primary" onClick={() => run(false)} isDisabled={yaml === undefined || busy !== undefined} isLoading={busy === 'install'}>
+          <Button
+            variant="primary"
+            onClick={() => run(false)}
+            isDisabled={yaml === undefined || busy !== undefined}
+            isLoading={busy === 'install'}
+            aria-describedby="install-why-disabled"
+          >
             Install
           </Button>
         </ActionGroup>
+        <HelperText id="install-why-disabled">
+          <HelperTextItem>
+            {yaml === undefined ? 'Install is available after Preview: first see what it creates.' : 'Install creates what the preview shows.'}
+          </HelperTextItem>
+        </HelperText>
       </Form>
       {yaml !== undefined && (
         <section aria-labelledby="install-yaml-heading" data-install-yaml="">
           <Title headingLevel="h2" id="install-yaml-heading">
             What Install creates
           </Title>
-          <p>
-            The same objects as <code>olmv1 install {name} --dry-run -o yaml</code>; keep them for GitOps.
-          </p>
+          <p>Keep them for GitOps.</p>
+          <EquivalentCommand command={`olmv1 install ${name} --dry-run -o yaml`} />
           <CodeBlock
             actions={
               <Button variant="secondary" onClick={() => download(yaml)} data-install-download="">

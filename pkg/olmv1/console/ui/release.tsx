@@ -7,6 +7,7 @@
  * the user and shows what it printed, or its refusal as it wrote it. Release content is text only.
  */
 import { useEffect, useRef, useState } from 'react';
+import { EquivalentCommand } from './equivalent-command.tsx';
 import { ActionGroup, Alert, Button, CodeBlock, CodeBlockCode, Label, Spinner, Title } from '@patternfly/react-core';
 import { ApiFailure, postJson, type ExtensionDetail, type ReleaseObjectsView } from './api.ts';
 import { useLive } from './use-live.tsx';
@@ -135,14 +136,11 @@ export function ReleaseHistory({ name, releases, canWrite }: { name: string; rel
             Roll back {name} to revision {asked.revision} ({asked.bundle}, version {asked.version})?
           </h3>
           <p>
-            As{' '}
-            <code>
-              olmv1 release rollback {name} {asked.revision}
-            </code>
-            : the spec pins version {asked.version} (upgrade constraint policy SelfCertified) and approves {asked.bundle}, after checking the way back
+            The spec pins version {asked.version} (upgrade constraint policy SelfCertified) and approves {asked.bundle}, after checking the way back
             against the cluster's CRDs and catalogs. operator-controller then installs it and records a new revision; upgrades stay held by the pin
             until it is removed.
           </p>
+          <EquivalentCommand command={`olmv1 release rollback ${name} ${asked.revision}`} />
           <ActionGroup>
             <Button variant="danger" onClick={() => confirm(asked)} isLoading={busy} isDisabled={busy}>
               Roll back
