@@ -44,7 +44,7 @@ export interface FakeCluster {
   client: KubeClient;
   /** Every request, in order. */
   calls: string[];
-  /** The writes among them (create, update, status, apply, delete, patch; not dry runs), in order. */
+  /** The writes among them (create, update, status, apply, delete, patch; not dry runs or reviews), in order. */
   writes: string[];
   /** Live objects by `Kind ns/name`. */
   objects: Map<string, KubeObject>;
@@ -166,7 +166,8 @@ export function fakeCluster(o: FakeClusterOptions = {}): FakeCluster {
   const nextRv = (): string => String(++rv);
   const check = (call: string, type: TypeRef): void => {
     calls.push(call);
-    if (/^(create|update|status|apply|delete|patch|patch\/status) /.test(call)) writes.push(call);
+    // A review (SelfSubjectAccessReview, TokenReview, ...) is created but stores nothing: not a write.
+    if (/^(create|update|status|apply|delete|patch|patch\/status) /.test(call) && !/^create \w+Review /.test(call)) writes.push(call);
     if ((o.unserved ?? []).includes(`${type.apiVersion}/${type.kind}`)) {
       const slash = type.apiVersion.lastIndexOf('/');
       throw new NoKindMatchError({
