@@ -194,6 +194,12 @@ function extensionSources(client: KubeClient, systemNamespace: string) {
         )
       ).items,
     releaseHistory: (name: string, signal: AbortSignal) => releases.history(name, { signal }),
+    readyNodes: async (signal: AbortSignal) =>
+      (await client.listAll({ apiVersion: 'v1', kind: 'Node' }, { signal })).items.filter((n) =>
+        ((n.status as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ?? []).some(
+          (c) => c.type === 'Ready' && c.status === 'True',
+        ),
+      ).length,
     revisionHistory: (name: string, signal: AbortSignal) => releases.revisions(name, { signal }),
     objectScope: async (type: { apiVersion: string; kind: string }, signal: AbortSignal) => (await client.resourceFor(type, signal)).namespaced,
     getObject: (ref: { apiVersion: string; kind: string; name: string; namespace: string }, signal: AbortSignal) =>

@@ -1890,6 +1890,15 @@ describe("olmv1 console: issue 71's bugs", () => {
     expect(await page.getByText('Installing', { exact: true }).count()).toBe(0);
     const progressing = page.locator('.pf-v6-c-label', { hasText: 'True (Retrying)' });
     expect(await progressing.getAttribute('class')).toMatch(/pf-m-orange/);
+    // This API server has no kubelet: with no Ready Node, the page says why nothing can be healthy.
+    const ready = (await kube.client.listAll({ apiVersion: 'v1', kind: 'Node' })).items.filter((n) =>
+      ((n.status as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ?? []).some(
+        (c) => c.type === 'Ready' && c.status === 'True',
+      ),
+    );
+    expect(await page.locator('[data-no-ready-node]').count()).toBe(ready.length === 0 ? 1 : 0);
+    if (ready.length === 0)
+      expect(await page.locator('[data-no-ready-node]').innerText()).toContain('No Node of the cluster is Ready, so no Pod runs');
     expect(await axe(page)).toEqual([]);
     await w.context.close();
   });

@@ -300,7 +300,10 @@ async function extension(c: RouteContext, res: ServerResponse, name: string, pre
   const history = await part('release history', historyOf(sources, name, signal), []);
   if (!preview) {
     const events = await part('Events', sources.extensionEvents(name, signal), []);
-    return json(res, 200, extensionDetail(obj, sources.installState(obj), events, history, problems));
+    // A Node count the user may not read is left out: the page then explains nothing.
+    const nodes = await sources.readyNodes?.(signal).catch(() => undefined);
+    const detail = extensionDetail(obj, sources.installState(obj), events, history, problems);
+    return json(res, 200, nodes === undefined ? detail : { ...detail, readyNodes: nodes });
   }
   const [crds, installer] = await Promise.all([
     part('CustomResourceDefinitions', sources.crdPreview(name, signal), undefined),

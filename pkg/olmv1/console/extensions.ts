@@ -80,6 +80,8 @@ export interface ExtensionDetail {
   events: EventRow[];
   releases: ReleaseRow[];
   problems: string[];
+  /** How many Nodes are Ready, when the user may list them (none: no Pod runs, so the health is explained). */
+  readyNodes?: number;
 }
 
 /** What uninstalling a ClusterExtension deletes and what it keeps. */

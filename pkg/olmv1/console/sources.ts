@@ -47,6 +47,8 @@ export interface ConsoleSources {
    * given, read instead of releaseHistory.
    */
   revisionHistory?(name: string, signal: AbortSignal): Promise<Revision[]>;
+  /** How many Nodes are Ready, as the user (why an extension's Pods do not run); rejects when the user may not list them. */
+  readyNodes?(signal: AbortSignal): Promise<number>;
   /** Its CustomResourceDefinitions with their custom resources (as `olmv1 uninstall --delete-crds` previews them). */
   crdPreview(name: string, signal: AbortSignal): Promise<DeletionPreview>;
   /** `Kind namespace/name` of the ServiceAccount and RBAC `olmv1 install` created for it. */

@@ -269,6 +269,12 @@ export function ExtensionPage({ name }: { name: string }) {
           <DescriptionListDescription>
             Installed <Status c={r.installed} good="True" /> Progressing <Status c={r.progressing} good="True" /> Healthy{' '}
             <Status c={r.healthy} good="True" /> Upgrade available <Status c={r.upgradeAvailable} good="False" bad="blue" />
+            {d.readyNodes === 0 && r.healthy.status !== 'True' && (
+              <p data-no-ready-node="">
+                No Node of the cluster is Ready, so no Pod runs: the operator&apos;s Deployments cannot become available, and Healthy stays False
+                until a Node joins.
+              </p>
+            )}
           </DescriptionListDescription>
         </DescriptionListGroup>
       </DescriptionList>
