@@ -10,8 +10,9 @@
  * controller-runtime answers a defaulter's decoding failure.
  */
 
-/** The label ClusterExtensions select catalogs by name with. */
-export const CATALOG_NAME_LABEL = 'olm.operatorframework.io/metadata.name';
+import { CATALOG_NAME_LABEL } from '../../shared/api/index.ts';
+
+export { CATALOG_NAME_LABEL };
 
 /** Upstream catalogd's webhook path (controller-runtime's name for a v1 ClusterCatalog defaulter). */
 export const CLUSTER_CATALOG_MUTATE_PATH = '/mutate-olm-operatorframework-io-v1-clustercatalog';

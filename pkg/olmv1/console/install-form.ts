@@ -2,7 +2,7 @@
  * The Install form's request (pure): the fields `olmv1 install` offers, checked, and the request
  * of the install service (pkg/olmv1/install) they make, as `olmv1 install` makes it from its flags.
  */
-import { CATALOG_NAME_LABEL } from '../../catalogd/webhook/label-defaulter.ts';
+import { CATALOG_NAME_LABEL } from '../../shared/api/index.ts';
 import type { InstallRequest } from '../install/index.ts';
 
 /** The update policies `olmv1 install --update-policy` takes. */

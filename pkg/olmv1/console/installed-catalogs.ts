@@ -7,6 +7,7 @@
  * selector (`olm.operatorframework.io/metadata.name`) narrows first. An extension with nothing
  * installed yet marks every catalog left.
  */
+import { CATALOG_NAME_LABEL } from '../../shared/api/index.ts';
 import type { DeclarativeConfig } from '../../shared/fbc/index.ts';
 
 /** What of a ClusterExtension decides where it came from. */
@@ -19,8 +20,6 @@ interface InstalledFrom {
   /** The catalog its selector pins by name, '' when none. */
   pinned: string;
 }
-
-const CATALOG_NAME_LABEL = 'olm.operatorframework.io/metadata.name';
 
 /** The installed-from facts of a ClusterExtension object. */
 export function installedFrom(obj: unknown): InstalledFrom {

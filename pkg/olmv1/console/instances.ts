@@ -21,7 +21,7 @@ interface ProvidedApi {
 }
 
 /** One example: its API and the object as YAML. */
-export interface InstanceExample extends ProvidedApi {
+interface InstanceExample extends ProvidedApi {
   yaml: string;
 }
 

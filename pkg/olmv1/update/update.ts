@@ -41,7 +41,7 @@ export function jsonPatch(resourceVersion: string, fields: CatalogFields): objec
 }
 
 /** What an update asks for. */
-export interface UpdateRequest {
+interface UpdateRequest {
   name: string;
   fields: CatalogFields;
   /** Compute the changes; write nothing. */

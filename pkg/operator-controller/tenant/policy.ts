@@ -11,13 +11,10 @@
  * policy's (`versionRange`), a request naming no channel gets the policy's channels, and the
  * catalogs the policy names narrow the request's catalog selector.
  */
-import { TenantInstallMode, type ExtensionPolicy, type PolicyPackage } from '../../shared/api/index.ts';
+import { CATALOG_NAME_LABEL, TenantInstallMode, type ExtensionPolicy, type PolicyPackage } from '../../shared/api/index.ts';
 import { goSorted } from '../../gocompat/gotext/index.ts';
 import { parseSemver } from '../../shared/semver/index.ts';
 import { parseLabelSelector, parseVersionRange, rangeContains, type LabelSelector } from '../resolve/index.ts';
-
-/** The label every ClusterCatalog carries with its own name. */
-const CATALOG_NAME_LABEL = 'olm.operatorframework.io/metadata.name';
 
 /** Reasons of the `Allowed` condition of a refused request: the rule broken. */
 export const RefusalRule = {

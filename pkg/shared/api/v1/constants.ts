@@ -120,6 +120,9 @@ export type UpdatePolicy = (typeof UpdatePolicy)[keyof typeof UpdatePolicy];
  */
 export const APPROVED_BUNDLE_ANNOTATION = 'olm.operatorframework.io/approved-bundle';
 
+/** ClusterCatalog label catalogd's webhook keeps equal to its name: what ClusterExtensions select catalogs by name with. */
+export const CATALOG_NAME_LABEL = 'olm.operatorframework.io/metadata.name';
+
 /** Server-side apply field manager operator-controller uses for every object it applies. */
 export const FIELD_MANAGER = 'olm.operatorframework.io/clusterextension-controller';
 
