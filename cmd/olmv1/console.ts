@@ -26,6 +26,7 @@ import {
   ensureBundle,
   objectWatches,
   newSessionSecrets,
+  podSources,
   streamedCatalog,
   startConsole,
   tenantSources,
@@ -174,6 +175,7 @@ export function consoleSources(
       },
       install: (request) => installAs(kube, deps, catalogdUrl, request),
       tenant: tenantSources(kube, { catalogContent: deps.catalogContent, catalogdUrl, log }),
+      ...podSources(kube),
       ...adminSources(kube, deps, { systemNamespace, clusterVersion, catalogdUrl }),
     },
   };

@@ -205,6 +205,12 @@ describe.skipIf(missing.length > 0)('olmv1 up --node --in-cluster', () => {
       const admin = await signIn('console-admin');
       await expect.poll(() => admin.locator('main').innerText(), { timeout: 30_000 }).toMatch(/Healthy/);
       expect(await admin.locator('main').innerText()).not.toMatch(/forbidden/);
+      // The operator's Pod on the node and the start of its log, read as the admin.
+      const podRow = admin.locator('tr', { has: admin.locator('[data-pod]') });
+      await expect.poll(() => podRow.count(), { timeout: 30_000 }).toBe(1);
+      await expect.poll(() => podRow.innerText(), { timeout: 30_000 }).toMatch(/Running\s+1\/1/);
+      await podRow.getByRole('button').first().click();
+      await expect.poll(() => admin.locator('[data-pod-log] pre').innerText(), { timeout: 30_000 }).toContain('example-operator starting');
     } finally {
       await browser.close();
     }

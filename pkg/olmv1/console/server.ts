@@ -18,6 +18,7 @@ import { matchRoute } from './routes.ts';
 import { tenantRoutes } from './tenant-routes.ts';
 import { instanceRoutes } from './instance-routes.ts';
 import { updateRoutes } from './update-routes.ts';
+import { podRoutes } from './pod-routes.ts';
 import { sendFavicon } from './favicon.ts';
 import { createChangeFeed, type StartWatches } from './live.ts';
 import type { ConsoleCatalog, ConsoleSources } from './sources.ts';
@@ -112,6 +113,7 @@ export function consoleApp(o: AppOptions): ConsoleApp {
     ...tenantRoutes(o.sources.tenant),
     ...instanceRoutes({ sources: o.sources, hub: snapshots.get }),
     ...updateRoutes(o.sources),
+    ...podRoutes(o.sources),
   ];
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://x');

@@ -11,10 +11,10 @@ import type { StatusReport } from '../status/index.ts';
 import type { ApproveResult, UpgradePlanResult } from '../upgrade/index.ts';
 import type { HubTile } from './hub-index.ts';
 import type { TenantSources } from './tenant-sources.ts';
-import type { Result } from '../../shared/errors/index.ts';
-import type { InstallerRbac, InstallRequest, InstallResult } from '../install/index.ts';
 import type { CatalogFields, UpdateResult } from '../update/index.ts';
 import type { KubeObject } from '../../shared/kube/index.ts';
+import type { Result } from '../../shared/errors/index.ts';
+import type { InstallerRbac, InstallRequest, InstallResult } from '../install/index.ts';
 
 /** A catalog's content, loadable one package at a time. */
 export interface ConsoleCatalog {
@@ -104,6 +104,10 @@ export interface ConsoleSources {
   createObject?(obj: KubeObject, dryRun: boolean, signal: AbortSignal): Promise<void>;
   /** `olmv1 update NAME`'s service as the user: the fields that change (null removes one), previewed or written. */
   updateExtension?(name: string, fields: CatalogFields, dryRun: boolean): Promise<UpdateResult>;
+  /** The Pods in `namespace` that `labelSelector` selects, as the user; rejects with the API server's error. */
+  listPods?(namespace: string, labelSelector: string, signal: AbortSignal): Promise<unknown[]>;
+  /** The last lines of a container's log, as the user; rejects with the API server's error. */
+  podLog?(namespace: string, pod: string, container: string, signal: AbortSignal): Promise<string>;
   /** A namespace's available packages and Extensions, as its admin (the Namespace page; tenant-sources.ts). */
   tenant?: TenantSources;
 }

@@ -1,15 +1,8 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/kube/index.ts';
-import { sessionCookieName } from './security.ts';
-import { startConsole } from './server.ts';
-import type { ConsoleSources } from './sources.ts';
 import type { TenantSources } from './tenant-sources.ts';
+import { startTestConsole, type TestConsole } from '../../../test/support/console-routes.ts';
 
-const secrets = { token: 'a'.repeat(43), cookie: 'b'.repeat(43), pageKey: 'k'.repeat(43), csrfToken: 'c'.repeat(43), iconKey: 'i'.repeat(43) };
 const created: KubeObject[] = [];
 const deleted: string[] = [];
 const forbidden = (what: string) =>
@@ -47,48 +40,13 @@ const tenant: TenantSources = {
   watchRequests: () => undefined,
 };
 
-let dir: string;
-let running: Awaited<ReturnType<typeof startConsole>>;
+let c: TestConsole;
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'console-tenant-'));
-  const none = async () => [];
-  const sources: ConsoleSources = {
-    listCatalogs: none,
-    loadCatalog: async () => ({ packageNames: [], load: () => ({ packages: [], channels: [], bundles: [], deprecations: [], others: [] }) }),
-    listExtensions: none,
-    getExtension: async () => ({}),
-    extensionEvents: none,
-    releaseHistory: none,
-    crdPreview: async (extension) => ({ extension, crds: [], refusals: [], unchecked: [] }),
-    installerObjects: none,
-    deleteExtension: async () => undefined,
-    installState: () => ({ state: 'waiting', progress: '' }),
-    install: async () => ({ ok: false, error: 'not here' }),
-    tenant,
-  };
-  running = await startConsole({
-    port: 0,
-    secrets,
-    assetsDir: dir,
-    log: pino({ level: 'silent' }),
-    catalogTtlMs: 30_000,
-    now: () => Date.now(),
-    sources,
-  });
+  c = await startTestConsole({ tenant });
 });
-afterAll(async () => {
-  await running.close();
-  await rm(dir, { recursive: true, force: true });
-});
-
-const headers = () => ({ cookie: `${sessionCookieName(new URL(running.origin).port)}=${secrets.cookie}`, 'x-olmv1-session': secrets.pageKey });
-const get = (path: string) => fetch(`${running.origin}${path}`, { headers: headers() });
-const post = (path: string, body: unknown) =>
-  fetch(`${running.origin}${path}`, {
-    method: 'POST',
-    headers: { ...headers(), origin: running.origin, 'x-csrf-token': secrets.csrfToken, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
+afterAll(() => c.close());
+const get = (path: string) => c.get(path);
+const post = (path: string, body: unknown) => c.post(path, body);
 
 describe("the Namespace page's routes", () => {
   it('answers what the policies allow and the requests in one document, and what could not be read as problems', async () => {

@@ -1,16 +1,9 @@
 // The upgrade plan and Approve routes call pkg/olmv1/upgrade's services with the extension (and
 // the version shown) and answer their values as JSON: no command line, no captured output.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestConsole, type TestConsole } from '../../../test/support/console-routes.ts';
 import type { ApproveResult, UpgradePlan, UpgradePlanResult } from '../upgrade/index.ts';
-import { sessionCookieName } from './security.ts';
-import { startConsole } from './server.ts';
-import type { ConsoleSources } from './sources.ts';
 
-const secrets = { token: 'a'.repeat(43), cookie: 'b'.repeat(43), pageKey: 'k'.repeat(43), csrfToken: 'c'.repeat(43), iconKey: 'i'.repeat(43) };
 const plans: string[] = [];
 const approvals: [string, string | undefined][] = [];
 
@@ -52,49 +45,13 @@ function approve(extension: string, version: string | undefined): Promise<Approv
   });
 }
 
-let dir: string;
-let running: Awaited<ReturnType<typeof startConsole>>;
+let c: TestConsole;
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'console-upgrade-'));
-  const none = async () => [];
-  const sources: ConsoleSources = {
-    listCatalogs: none,
-    loadCatalog: async () => ({ packageNames: [], load: () => ({ packages: [], channels: [], bundles: [], deprecations: [], others: [] }) }),
-    listExtensions: none,
-    getExtension: async () => ({}),
-    extensionEvents: none,
-    releaseHistory: none,
-    crdPreview: async (extension) => ({ extension, crds: [], refusals: [], unchecked: [] }),
-    installerObjects: none,
-    deleteExtension: async () => undefined,
-    installState: () => ({ state: 'waiting', progress: '' }),
-    install: async () => ({ ok: false, error: 'not here' }),
-    upgradePlan: planOf,
-    upgradeApprove: approve,
-  };
-  running = await startConsole({
-    port: 0,
-    secrets,
-    assetsDir: dir,
-    log: pino({ level: 'silent' }),
-    catalogTtlMs: 30_000,
-    now: () => Date.now(),
-    sources,
-  });
+  c = await startTestConsole({ upgradePlan: planOf, upgradeApprove: approve });
 });
-afterAll(async () => {
-  await running.close();
-  await rm(dir, { recursive: true, force: true });
-});
-
-const headers = () => ({ cookie: `${sessionCookieName(new URL(running.origin).port)}=${secrets.cookie}`, 'x-olmv1-session': secrets.pageKey });
-const get = (path: string) => fetch(`${running.origin}${path}`, { headers: headers() });
-const post = (path: string, body: unknown) =>
-  fetch(`${running.origin}${path}`, {
-    method: 'POST',
-    headers: { ...headers(), origin: running.origin, 'x-csrf-token': secrets.csrfToken, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
+afterAll(() => c.close());
+const get = (path: string) => c.get(path);
+const post = (path: string, body: unknown) => c.post(path, body);
 
 describe('the upgrade routes', () => {
   it('answer the plan service’s plan as JSON, and no plan as 422 with its words', async () => {

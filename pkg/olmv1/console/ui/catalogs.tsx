@@ -8,6 +8,7 @@ import { ActionGroup, Alert, Button, Form, FormGroup, PageSection, TextInput, Ti
 import { postJson } from './api.ts';
 import type { CatalogView } from '../admin.ts';
 import { Table } from './extension-page.tsx';
+import { ConfirmRemove } from './confirm-remove.tsx';
 import { Status } from './installed.tsx';
 import { useLive } from './use-live.tsx';
 
@@ -66,27 +67,14 @@ export function CatalogsPage() {
             String(c.priority),
             c.availability,
             c.image,
-            confirm === c.name ? (
-              <span key="r">
-                <Button
-                  variant="danger"
-                  size="sm"
-                  onClick={() => {
-                    setConfirm(undefined);
-                    act(postJson(`/api/catalogs/${encodeURIComponent(c.name)}/remove`, {}), `ClusterCatalog ${c.name} is being removed`);
-                  }}
-                >
-                  Remove {c.name}
-                </Button>{' '}
-                <Button variant="link" size="sm" onClick={() => setConfirm(undefined)}>
-                  Cancel
-                </Button>
-              </span>
-            ) : (
-              <Button key="r" variant="secondary" isDanger size="sm" aria-label={`Remove ${c.name}…`} onClick={() => setConfirm(c.name)}>
-                Remove…
-              </Button>
-            ),
+            <ConfirmRemove
+              key="r"
+              name={c.name}
+              confirming={confirm === c.name}
+              onAsk={() => setConfirm(c.name)}
+              onCancel={() => setConfirm(undefined)}
+              onRemove={() => act(postJson(`/api/catalogs/${encodeURIComponent(c.name)}/remove`, {}), `ClusterCatalog ${c.name} is being removed`)}
+            />,
           ])}
         />
       )}

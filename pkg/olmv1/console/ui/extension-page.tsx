@@ -30,6 +30,7 @@ import { UpgradePlan } from './upgrade.tsx';
 import { CreateInstance } from './create-instance.tsx';
 import { ChangeVersion } from './change-version.tsx';
 import { EquivalentCommand } from './equivalent-command.tsx';
+import { Pods } from './pods.tsx';
 
 export { Table };
 
@@ -311,6 +312,7 @@ export function ExtensionPage({ name }: { name: string }) {
       )}
       <ReleaseHistory name={name} releases={d.releases} canWrite={!d.deleting && !requested} />
       <ReleaseObjects name={name} />
+      <Pods name={name} />
       <Title headingLevel="h2">Events</Title>
       {d.events.length === 0 ? (
         <p>No Events.</p>

@@ -22,6 +22,7 @@ import {
 import type { AvailablePackage, RequestSummary } from '../../tenant/index.ts';
 import { postJson } from './api.ts';
 import { Table } from './table.tsx';
+import { ConfirmRemove } from './confirm-remove.tsx';
 import { useLive } from './use-live.tsx';
 
 interface NamespaceView {
@@ -154,30 +155,19 @@ function NamespacePage({ namespace }: { namespace: string }) {
               {requestState(r)}
             </span>,
             r.message,
-            confirm === r.name ? (
-              <span key="r">
-                <Button
-                  variant="danger"
-                  size="sm"
-                  onClick={() => {
-                    setConfirm(undefined);
-                    act(
-                      postJson(`${base}/requests/${encodeURIComponent(r.name)}/remove`, { uid: r.uid }),
-                      `Extension ${namespace}/${r.name} is being removed: its operator is uninstalled, its CRDs kept`,
-                    );
-                  }}
-                >
-                  Remove {r.name}
-                </Button>{' '}
-                <Button variant="link" size="sm" onClick={() => setConfirm(undefined)}>
-                  Cancel
-                </Button>
-              </span>
-            ) : (
-              <Button key="r" variant="secondary" isDanger size="sm" aria-label={`Remove ${r.name}…`} onClick={() => setConfirm(r.name)}>
-                Remove…
-              </Button>
-            ),
+            <ConfirmRemove
+              key="r"
+              name={r.name}
+              confirming={confirm === r.name}
+              onAsk={() => setConfirm(r.name)}
+              onCancel={() => setConfirm(undefined)}
+              onRemove={() =>
+                act(
+                  postJson(`${base}/requests/${encodeURIComponent(r.name)}/remove`, { uid: r.uid }),
+                  `Extension ${namespace}/${r.name} is being removed: its operator is uninstalled, its CRDs kept`,
+                )
+              }
+            />,
           ])}
         />
       )}
