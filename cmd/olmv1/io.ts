@@ -2,6 +2,7 @@
  * The streams a command writes to. Commands take this instead of touching `process` so they
  * can be run and asserted in tests.
  */
+import { pollUntilDone } from '../../pkg/shared/poll/index.ts';
 
 /** Where a command writes: process.stdout/stderr, or test doubles that collect the text. */
 export interface CommandIO {
@@ -43,17 +44,7 @@ export async function poll<S>(
   io: { stderr: { write(chunk: string): unknown } },
   clock: Clock,
 ): Promise<S> {
-  const deadline = clock.now() + timeoutMs;
-  let last = '';
-  for (;;) {
-    const state = await look();
-    const text = progress(state);
-    if (text === undefined) return state;
-    if (text !== last) io.stderr.write(`${what}: ${text}\n`);
-    last = text;
-    if (clock.now() >= deadline) return state;
-    await clock.sleep(Math.min(1000, Math.max(0, deadline - clock.now())));
-  }
+  return pollUntilDone(timeoutMs, look, progress, (text) => io.stderr.write(`${what}: ${text}\n`), clock);
 }
 
 /** Left-aligned columns separated by three spaces, like kubectl's tables. */

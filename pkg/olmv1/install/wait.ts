@@ -3,6 +3,7 @@
  * Installed, failed for good, or the time is up; each new Progressing text is an event.
  */
 import { CLUSTER_EXTENSION } from '../../shared/api/index.ts';
+import { pollUntilDone } from '../../shared/poll/index.ts';
 import { installState } from './objects.ts';
 import type { InstallPorts } from './ports.ts';
 
@@ -12,15 +13,11 @@ export async function waitInstalled(
   name: string,
   timeoutMs: number,
 ): Promise<ReturnType<typeof installState>> {
-  const { clock } = ports;
-  const deadline = clock.now() + timeoutMs;
-  let last = '';
-  for (;;) {
-    const state = installState(await ports.client.get({ ...CLUSTER_EXTENSION, name }));
-    if (state.state !== 'waiting') return state;
-    if (state.progress !== last) ports.onEvent?.({ type: 'waiting', extension: name, progress: state.progress });
-    last = state.progress;
-    if (clock.now() >= deadline) return state;
-    await clock.sleep(Math.min(1000, Math.max(0, deadline - clock.now())));
-  }
+  return pollUntilDone(
+    timeoutMs,
+    async () => installState(await ports.client.get({ ...CLUSTER_EXTENSION, name })),
+    (state) => (state.state === 'waiting' ? state.progress : undefined),
+    (progress) => ports.onEvent?.({ type: 'waiting', extension: name, progress }),
+    ports.clock,
+  );
 }

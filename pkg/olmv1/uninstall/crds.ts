@@ -9,7 +9,7 @@ import { err, errorMessage, ok, type Result } from '../../shared/errors/index.ts
 import { isForbidden, isNotFound, isUnauthorized, type KubeClient } from '../../shared/kube/index.ts';
 import { CRD_TYPE, type CrdToDelete, type DeletionPreview } from '../crd-deletion/index.ts';
 import type { UninstallEvent } from './types.ts';
-import { waitUntilDone, type WaitClock } from './wait.ts';
+import { pollUntilDone, type PollClock } from '../../shared/poll/index.ts';
 
 /** How many custom resources of `c` the preview counted. */
 export const customResourceCount = (c: CrdToDelete): number => c.customResources.reduce((n, x) => n + x.count, 0);
@@ -31,7 +31,7 @@ export async function deleteCrds(
   client: Pick<KubeClient, 'get' | 'delete' | 'listAll'>,
   p: DeletionPreview,
   timeoutMs: number,
-  clock: WaitClock,
+  clock: PollClock,
   report: (e: UninstallEvent) => void,
 ): Promise<Result<void, string>> {
   const pending: CrdToDelete[] = [];
@@ -74,7 +74,7 @@ export async function deleteCrds(
     }
     return left;
   };
-  const left = await waitUntilDone(
+  const left = await pollUntilDone(
     timeoutMs,
     look,
     (l) => (l.length === 0 ? undefined : l.map((c) => c.name).join(', ')),

@@ -17,7 +17,7 @@ import { previewCrdDeletion, previewSummary, type DeletionPreview } from '../crd
 import { crdRefusal, deleteCrds } from './crds.ts';
 import { deleteInstallerObjects, describeInstallerObject, listInstallerObjects } from './installer.ts';
 import type { UninstallEvent, UninstallOutcome, UninstallPorts, UninstallRequest, UninstallSummary } from './types.ts';
-import { waitUntilDone } from './wait.ts';
+import { pollUntilDone } from '../../shared/poll/index.ts';
 
 type Outcome = UninstallOutcome;
 const fail = (message: string, preview?: DeletionPreview): Outcome => err(preview === undefined ? { message } : { message, preview });
@@ -116,7 +116,7 @@ async function uninstallOnly(ports: UninstallPorts, req: UninstallRequest, repor
       if (!isNotFound(e)) readFailure = `error reading ClusterExtension ${JSON.stringify(req.extension)}: ${errorMessage(e)}`;
       return undefined;
     });
-  const left = await waitUntilDone(
+  const left = await pollUntilDone(
     req.timeoutMs,
     look,
     (o) => o && conditionsText(o),
