@@ -33,6 +33,14 @@ describe('a request that failed (issue 71)', () => {
     expect(h.lines.map((l) => [l.level, l.msg, 'err' in l])).toEqual([[30, 'console request refused', false]]);
   });
 
+  it('finds the status of a refusal wrapped with context (a release-record read), and answers and logs it as a refusal', () => {
+    const h = harness();
+    const refusal = Object.assign(new Error('secrets is forbidden: User "v" cannot list resource "secrets"'), { status: 403 });
+    failed(h.log, h.req, h.res, new Error('listing release records in namespace "olmv1-system": secrets is forbidden', { cause: refusal }));
+    expect(h.answer.status).toBe(403);
+    expect(h.lines.map((l) => [l.level, l.msg, 'err' in l])).toEqual([[30, 'console request refused', false]]);
+  });
+
   it('answers another failure with 502 and logs it as a warning with its stack', () => {
     const h = harness();
     failed(h.log, h.req, h.res, new Error('connection refused'));

@@ -134,13 +134,24 @@ export function consoleApp(o: AppOptions): ConsoleApp {
   return { handle, close: () => feed.close() };
 }
 
+/** The HTTP status an error carries: its own, or the first its causes carry (an API error wrapped with context). */
+function statusOf(e: unknown): number | undefined {
+  let cur: unknown = e;
+  for (let depth = 0; depth < 5 && typeof cur === 'object' && cur !== null; depth++) {
+    const status = (cur as { status?: unknown }).status;
+    if (typeof status === 'number') return status;
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
 /**
  * Answers a request whose handling failed: the API server's status and words when it has them,
  * else 502. A refusal of the API server (4xx) is the user's answer, logged without a stack; only
  * other failures are logged as errors with theirs.
  */
 export function failed(log: Logger, req: IncomingMessage, res: ServerResponse, e: unknown): void {
-  const status = typeof (e as { status?: unknown }).status === 'number' ? (e as { status: number }).status : 502;
+  const status = statusOf(e) ?? 502;
   if (status >= 400 && status < 500) log.info({ url: req.url, status, error: errorMessage(e) }, 'console request refused');
   else log.warn({ err: e, url: req.url }, 'console request failed');
   if (!res.headersSent) json(res, status >= 400 && status < 600 ? status : 502, { error: errorMessage(e) });

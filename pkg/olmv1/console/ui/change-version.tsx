@@ -4,9 +4,10 @@
  * service as the user. *Preview* lists each field's old and new value (a dry run); *Apply* writes
  * exactly that, and operator-controller then resolves and upgrades as for any spec change.
  */
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { ActionGroup, Alert, Button, Form, FormGroup, TextInput, Title } from '@patternfly/react-core';
-import { getJson, postJson } from './api.ts';
+import { postJson } from './api.ts';
+import { useLive } from './use-live.tsx';
 
 interface Source {
   version: string;
@@ -14,19 +15,15 @@ interface Source {
 }
 
 /** The section. */
-export function ChangeVersion({ name, installed }: { name: string; installed: string }) {
+export function ChangeVersion({ name }: { name: string }) {
   const path = `/api/extensions/${encodeURIComponent(name)}`;
-  const [source, setSource] = useState<Source | undefined>();
+  // Read again on every change of an extension (its spec included).
+  const live = useLive<Source>(`${path}/source`, ['extensions']);
+  const source = live.data;
   const [form, setForm] = useState<{ version: string; channels: string } | undefined>();
   const [preview, setPreview] = useState<string[] | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [done, setDone] = useState<string | undefined>();
-  const [tick, setTick] = useState(0);
-  useEffect(() => {
-    const ac = new AbortController();
-    getJson<Source>(`${path}/source`, ac.signal).then(setSource, () => undefined);
-    return () => ac.abort();
-  }, [path, installed, tick]);
   if (source === undefined) return null;
   const send = async (dryRun: boolean): Promise<void> => {
     if (form === undefined) return;
@@ -37,7 +34,7 @@ export function ChangeVersion({ name, installed }: { name: string; installed: st
       setDone(`ClusterExtension ${name} updated: ${r.lines.join('; ')}. operator-controller resolves it again.`);
       setForm(undefined);
       setPreview(undefined);
-      setTick((t) => t + 1);
+      live.reload();
     } catch (e) {
       setError(String((e as Error).message));
     }

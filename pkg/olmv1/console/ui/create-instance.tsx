@@ -4,9 +4,10 @@
  * user. *Create* first asks the API server for a dry run, which checks the object against the CRD's
  * schema (unknown fields refused) and stores nothing, and writes only if that passes.
  */
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { ActionGroup, Alert, Button, Form, FormGroup, TextArea, Title } from '@patternfly/react-core';
-import { getJson, postJson } from './api.ts';
+import { postJson } from './api.ts';
+import { useLive } from './use-live.tsx';
 
 interface Offer {
   namespace: string;
@@ -15,19 +16,14 @@ interface Offer {
 }
 
 /** The section; nothing when the installed bundle provides no API. */
-export function CreateInstance({ name, installed }: { name: string; installed: string }) {
+export function CreateInstance({ name }: { name: string }) {
   const path = `/api/extensions/${encodeURIComponent(name)}`;
-  const [offer, setOffer] = useState<Offer | undefined>();
+  // The installed bundle's examples, read again when an extension changes (another bundle installed).
+  const offer = useLive<Offer>(`${path}/examples`, ['extensions']).data;
   const [yaml, setYaml] = useState<string | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [done, setDone] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
-  // Read again when another bundle is installed (its examples are the installed bundle's).
-  useEffect(() => {
-    const ac = new AbortController();
-    getJson<Offer>(`${path}/examples`, ac.signal).then(setOffer, () => undefined);
-    return () => ac.abort();
-  }, [path, installed]);
   if (offer === undefined || offer.apis.length === 0) return null;
   const create = async (): Promise<void> => {
     setBusy(true);

@@ -298,8 +298,8 @@ export function ExtensionPage({ name }: { name: string }) {
         />
       )}
       {!d.deleting && !requested && <UpgradePlan name={name} installed={`${d.row.version}/${d.releases.length}`} />}
-      {!d.deleting && !requested && <ChangeVersion name={name} installed={d.row.version} />}
-      {!d.deleting && !requested && <CreateInstance name={name} installed={d.row.version} />}
+      {!d.deleting && !requested && <ChangeVersion name={name} />}
+      {!d.deleting && !requested && <CreateInstance name={name} />}
       <Title headingLevel="h2">Conditions</Title>
       {d.conditions.length === 0 ? (
         <p>No conditions yet: operator-controller has not reconciled it.</p>
