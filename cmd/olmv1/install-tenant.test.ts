@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseInstallArgs } from './install-args.ts';
-import { tenantRequest, tenantState } from './install-tenant.ts';
+import { tenantRequest, tenantState } from '../../pkg/olmv1/tenant/index.ts';
 
 describe('install --tenant', () => {
   it('requests the package in the namespace as an Extension, with the fields given', () => {

@@ -2,3 +2,4 @@
 export { readAvailable, type AvailablePackage } from './available.ts';
 export { readRequests, type RequestSummary } from './requests.ts';
 export { extensionRequest } from './request.ts';
+export { installsAsTenant, requestTenantInstall, tenantRequest, tenantState, type TenantInstallEvent } from './install.ts';

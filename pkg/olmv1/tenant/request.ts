@@ -1,11 +1,11 @@
 /**
- * The Extension a tenant's install asks for (issue 73, decision 0138), from the console's install
- * form: pure. The request names the package and, optionally, a version range and one channel;
- * the namespace is the request's own (its install namespace), and no ServiceAccount is named,
- * so the tenant controller makes the least-privilege installer for it.
+ * The Extension a tenant's install asks for from the console's install form (issue 73, decision
+ * 0138): the package and, optionally, a version range and one channel; the namespace is the
+ * request's own, and no ServiceAccount is named, so the tenant controller makes the
+ * least-privilege installer for it. The same request `olmv1 install` makes as a tenant.
  */
-import { EXTENSION } from '../../shared/api/index.ts';
 import type { KubeObject } from '../../shared/kube/index.ts';
+import { tenantRequest } from './install.ts';
 
 /** What the form says; `version` and `channel` empty or undefined: any. */
 interface RequestForm {
@@ -20,15 +20,19 @@ interface RequestForm {
 export function extensionRequest(f: RequestForm): KubeObject {
   const version = f.version?.trim() ?? '';
   const channel = f.channel?.trim() ?? '';
-  return {
-    apiVersion: EXTENSION.apiVersion,
-    kind: EXTENSION.kind,
-    metadata: { name: f.name, namespace: f.namespace },
-    spec: {
-      source: {
-        sourceType: 'Catalog',
-        catalog: { packageName: f.packageName, ...(version === '' ? {} : { version }), ...(channel === '' ? {} : { channels: [channel] }) },
-      },
+  return tenantRequest({
+    existingServiceAccount: false,
+    request: {
+      name: f.name,
+      namespace: f.namespace,
+      packageName: f.packageName,
+      serviceAccount: '',
+      channels: channel === '' ? [] : [channel],
+      version: version === '' ? undefined : version,
+      selector: undefined,
+      upgradeConstraintPolicy: undefined,
+      crdUpgradeSafety: undefined,
+      watchNamespace: undefined,
     },
-  };
+  });
 }
