@@ -11,27 +11,17 @@ import { Table } from './extension-page.tsx';
 import { ConfirmRemove } from './confirm-remove.tsx';
 import { Status } from './installed.tsx';
 import { useLive } from './use-live.tsx';
+import { useAction } from './use-action.tsx';
 
 /** The Catalogs page. */
 export function CatalogsPage() {
   const live = useLive<{ catalogs: CatalogView[] }>('/api/catalogs', ['catalogs']);
   const rows = live.data?.catalogs;
   const error = live.error?.message;
-  const [actionError, setActionError] = useState<string | undefined>();
-  const [done, setDone] = useState<string | undefined>();
   const [confirm, setConfirm] = useState<string | undefined>();
   const [form, setForm] = useState({ name: '', image: '', priority: '', pollInterval: '' });
-  const act = (p: Promise<unknown>, ok: string): void => {
-    setActionError(undefined);
-    setDone(undefined);
-    p.then(
-      () => {
-        setDone(ok);
-        live.reload();
-      },
-      (e: unknown) => setActionError(String((e as Error).message)),
-    );
-  };
+  const { error: actionError, done, act } = useAction(() => live.reload());
+
   const add = (e: FormEvent): void => {
     e.preventDefault();
     act(postJson('/api/catalogs', form), `ClusterCatalog ${form.name} created: catalogd unpacks it`);

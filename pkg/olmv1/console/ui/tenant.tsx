@@ -24,6 +24,7 @@ import { postJson } from './api.ts';
 import { Table } from './table.tsx';
 import { ConfirmRemove } from './confirm-remove.tsx';
 import { useLive } from './use-live.tsx';
+import { useAction } from './use-action.tsx';
 
 interface NamespaceView {
   namespace: string;
@@ -70,20 +71,15 @@ function NamespacePage({ namespace }: { namespace: string }) {
   const view = live.data;
   const [installing, setInstalling] = useState<AvailablePackage | undefined>();
   const [confirm, setConfirm] = useState<string | undefined>();
-  const [actionError, setActionError] = useState<string | undefined>();
-  const [done, setDone] = useState<string | undefined>();
-  const act = (p: Promise<unknown>, ok: string): void => {
-    setActionError(undefined);
-    setDone(undefined);
-    p.then(
-      () => {
-        setDone(ok);
-        setInstalling(undefined);
-        live.reload();
-      },
-      (e: unknown) => setActionError(String((e as Error).message)),
-    );
-  };
+  const {
+    error: actionError,
+    done,
+    act,
+  } = useAction(() => {
+    setInstalling(undefined);
+    live.reload();
+  });
+
   return (
     <PageSection aria-label={`Namespace ${namespace}`}>
       <Title headingLevel="h1">Namespace {namespace}</Title>
