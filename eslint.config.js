@@ -137,6 +137,7 @@ const MODULE_INDEX_EXCEPTIONS = [
     ['cmd/operator-controller/options.ts', 'pkg/operator-controller/clusterextension/installer.ts'],
     ['cmd/operator-controller/options.ts', 'pkg/operator-controller/gating/version.ts'],
     ['cmd/operator-controller/run.ts', 'pkg/shared/api/v1/constants.ts'],
+    ['pkg/catalogd/webhook/label-defaulter.ts', 'pkg/shared/api/v1/constants.ts'],
     ['cmd/shared/limits.ts', 'pkg/shared/fbc/limits.ts'],
     ['cmd/shared/logging.ts', 'pkg/shared/controller/log-error.ts'],
     ['cmd/shared/main.ts', 'pkg/shared/controller/shutdown.ts'],

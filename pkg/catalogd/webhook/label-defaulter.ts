@@ -10,7 +10,8 @@
  * controller-runtime answers a defaulter's decoding failure.
  */
 
-import { CATALOG_NAME_LABEL } from '../../shared/api/index.ts';
+// The constants alone: the index would load the zod schemas before catalogd serves (decision 0097).
+import { CATALOG_NAME_LABEL } from '../../shared/api/v1/constants.ts';
 
 export { CATALOG_NAME_LABEL };
 
