@@ -16,8 +16,7 @@ export {
   type ExtensionRequest,
 } from '../../pkg/olmv1/install/index.ts';
 
-/** The label every ClusterCatalog carries with its own name (upstream's convention). */
-export const CATALOG_NAME_LABEL = 'olm.operatorframework.io/metadata.name';
+export { CATALOG_NAME_LABEL } from '../../pkg/shared/api/index.ts';
 
 const KEY = String.raw`(?:[a-z0-9A-Z](?:[-a-z0-9A-Z_.]*[a-z0-9A-Z])?\/)?[a-z0-9A-Z](?:[-a-z0-9A-Z_.]*[a-z0-9A-Z])?`;
 const VALUE = String.raw`(?:[a-z0-9A-Z](?:[-a-z0-9A-Z_.]*[a-z0-9A-Z])?)?`;

@@ -1,2 +1,2 @@
-export { CATALOG_NAME_LABEL, CLUSTER_CATALOG_MUTATE_PATH } from './label-defaulter.ts';
+export { CLUSTER_CATALOG_MUTATE_PATH } from './label-defaulter.ts';
 export { buildWebhookServer } from './server.ts';

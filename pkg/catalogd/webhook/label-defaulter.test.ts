@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CATALOG_NAME_LABEL, reviewClusterCatalog } from './label-defaulter.ts';
+import { CATALOG_NAME_LABEL } from '../../shared/api/index.ts';
+import { reviewClusterCatalog } from './label-defaulter.ts';
 
 const catalog = (metadata: Record<string, unknown>) => ({ apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog', metadata, spec: {} });
 const review = (request: Record<string, unknown>) => ({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request });

@@ -13,8 +13,6 @@
 // The constants alone: the index would load the zod schemas before catalogd serves (decision 0097).
 import { CATALOG_NAME_LABEL } from '../../shared/api/v1/constants.ts';
 
-export { CATALOG_NAME_LABEL };
-
 /** Upstream catalogd's webhook path (controller-runtime's name for a v1 ClusterCatalog defaulter). */
 export const CLUSTER_CATALOG_MUTATE_PATH = '/mutate-olm-operatorframework-io-v1-clustercatalog';
 

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSelfSignedCertificate } from '../../olmv1/localstack/index.ts';
-import { CATALOG_NAME_LABEL, CLUSTER_CATALOG_MUTATE_PATH } from './label-defaulter.ts';
+import { CATALOG_NAME_LABEL } from '../../shared/api/index.ts';
+import { CLUSTER_CATALOG_MUTATE_PATH } from './label-defaulter.ts';
 import { buildWebhookServer } from './server.ts';
 
 let dir: string;

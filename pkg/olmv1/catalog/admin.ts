@@ -6,7 +6,7 @@
 import { CLUSTER_CATALOG } from '../../shared/api/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
 import { isAlreadyExists, isNotFound, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
-import { CATALOG_NAME_LABEL } from '../../catalogd/webhook/index.ts';
+import { CATALOG_NAME_LABEL } from '../../shared/api/index.ts';
 
 /** What a catalog write gives: done, or the refusal in the command's words. */
 export type CatalogWrite = { ok: true } | { ok: false; error: string };

@@ -7,8 +7,9 @@
  */
 import type { Logger } from 'pino';
 import { EXTENSION } from '../../shared/api/index.ts';
-import { Informer, clientListWatch, stripManagedFields, type KubeContext, type KubeObject } from '../../shared/kube/index.ts';
+import type { KubeContext, KubeObject } from '../../shared/kube/index.ts';
 import type { CatalogContentCache } from '../../operator-controller/catalogclient/index.ts';
+import { watchScope } from './watches.ts';
 import { readAvailable, readRequests, type AvailablePackage, type RequestSummary } from '../tenant/index.ts';
 
 /** See the file comment; every call acts as the user. */
@@ -39,7 +40,6 @@ export function tenantSources(
     ...(origin === undefined ? {} : { baseURL: (_name: string, base: string) => `${origin}${new URL(base).pathname}`.replace(/\/+$/, '') }),
   };
   const type = { apiVersion: EXTENSION.apiVersion, kind: EXTENSION.kind };
-  const log = o.log.child({ component: 'console-watches' }, { level: 'error' });
   return {
     available: (namespace, signal) => readAvailable(kube, source, namespace, signal),
     requests: (namespace, signal) => readRequests(kube, namespace, signal),
@@ -49,17 +49,7 @@ export function tenantSources(
     deleteRequest: async (namespace, name, uid, signal) => {
       await kube.client.delete({ ...type, name, namespace }, { preconditions: { uid }, signal });
     },
-    watchRequests: (namespace, onChange, signal) => {
-      const informer = new Informer<KubeObject>({
-        name: 'console-tenant-extensions',
-        source: clientListWatch(kube.client, type, { namespace }),
-        log,
-        transform: stripManagedFields,
-      });
-      informer.addHandler((kind, obj, old) => {
-        if (informer.hasSynced && !(kind === 'update' && obj === old)) onChange();
-      });
-      void informer.run(signal);
-    },
+    watchRequests: (namespace, onChange, signal) =>
+      watchScope({ client: kube.client, log: o.log }, 'console-tenant-extensions', type, { namespace }, onChange, signal),
   };
 }

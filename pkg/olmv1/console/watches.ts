@@ -64,29 +64,41 @@ export function consoleWatches(o: { client: KubeClient; systemNamespace: string;
   };
 }
 
+/**
+ * Watches `type` within `scope` as the user of `o.client`, calling `onChange` on every change after
+ * the first list (not the resyncs), until `signal` aborts. A kind the user may not watch is
+ * retried quietly by the informer.
+ */
+export function watchScope(
+  o: { client: KubeClient; log: Logger },
+  name: string,
+  type: { apiVersion: string; kind: string },
+  scope: Watched['scope'],
+  onChange: () => void,
+  signal: AbortSignal,
+): void {
+  const informer = new Informer<KubeObject>({
+    name,
+    source: clientListWatch(o.client, type, scope),
+    log: o.log.child({ component: 'console-watches' }, { level: 'error' }),
+    transform: stripManagedFields,
+  });
+  informer.addHandler((kind, obj, old) => {
+    if (informer.hasSynced && !(kind === 'update' && obj === old)) onChange();
+  });
+  void informer.run(signal);
+}
+
 /** Watches of single objects by name (the objects of a release a page shows), as the user. */
 export function objectWatches(o: { client: KubeClient; log: Logger }) {
-  const log = o.log.child({ component: 'console-watches' }, { level: 'error' });
   return (
     refs: readonly { apiVersion: string; kind: string; name: string; namespace: string }[],
     onChange: () => void,
     signal: AbortSignal,
   ): void => {
     for (const ref of refs.slice(0, MAX_OBJECT_WATCHES)) {
-      const informer = new Informer<KubeObject>({
-        name: 'console-release-object',
-        source: clientListWatch(
-          o.client,
-          { apiVersion: ref.apiVersion, kind: ref.kind },
-          { ...(ref.namespace === '' ? {} : { namespace: ref.namespace }), fieldSelector: `metadata.name=${ref.name}` },
-        ),
-        log,
-        transform: stripManagedFields,
-      });
-      informer.addHandler((type, obj, old) => {
-        if (informer.hasSynced && !(type === 'update' && obj === old)) onChange();
-      });
-      void informer.run(signal);
+      const scope = { ...(ref.namespace === '' ? {} : { namespace: ref.namespace }), fieldSelector: `metadata.name=${ref.name}` };
+      watchScope(o, 'console-release-object', { apiVersion: ref.apiVersion, kind: ref.kind }, scope, onChange, signal);
     }
   };
 }
