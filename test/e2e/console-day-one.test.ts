@@ -189,6 +189,15 @@ function logsOnFailure(): void {
       `--- catalogd ---\n${components.catalogd.logTail(30)}\n--- operator-controller ---\n${components.operatorController.logTail(60)}\n`,
     );
   });
+  // What the page showed and threw, for a failure only the browser saw.
+  afterEach(async (ctx) => {
+    if (ctx.task.result?.state !== 'fail' || (page as Page | undefined) === undefined) return;
+    const shown = await page
+      .locator('body')
+      .innerText({ timeout: 5_000 })
+      .catch((e: unknown) => `(unreadable: ${String(e)})`);
+    process.stderr.write(`--- page ${page.url()} ---\n${shown.slice(0, 3_000)}\n--- page errors ---\n${errors.join('\n')}\n`);
+  });
 }
 
 /** The cells of each body row of the table labelled `label`. */

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { getJson, iconUrl, startSession } from './api.ts';
+import { getJson, iconUrl, retryable, startSession } from './api.ts';
 
 /** A browser place: its fragment, its stored key, and what the session did with them. */
 function place(hash: string, stored: string | null) {
@@ -55,5 +55,33 @@ describe('the page session', () => {
     consoleKnowing('K');
     expect(await startSession(place('#olmv1-session=old', 'older'))).toBe(false);
     expect(await startSession(place('', null))).toBe(false);
+  });
+});
+
+describe('a failed read', () => {
+  const failing = (status: number, body: unknown) => vi.stubGlobal('fetch', async () => new Response(JSON.stringify(body), { status }));
+
+  it('is gone only when the console says the object is not there, not for any 404', async () => {
+    failing(404, { error: 'there is no ClusterExtension x', gone: true });
+    const gone = await getJson('/api/extensions/x').catch((e: unknown) => e);
+    expect(gone).toMatchObject({ status: 404, gone: true, message: 'there is no ClusterExtension x' });
+    failing(404, { error: 'configmaps "y" not found' });
+    expect(await getJson('/api/extensions/x').catch((e: unknown) => e)).toMatchObject({ status: 404, gone: false });
+  });
+
+  it('is read again after a failure of the console or the way to it, not after a refusal or an object gone', async () => {
+    for (const [status, again] of [
+      [502, true],
+      [503, true],
+      [408, true],
+      [429, true],
+      [403, false],
+      [401, false],
+      [404, false],
+    ] as const) {
+      failing(status, { error: 'x' });
+      expect([status, retryable(await getJson('/api/x').catch((e: unknown) => e))]).toEqual([status, again]);
+    }
+    expect(retryable(new TypeError('Failed to fetch'))).toBe(true);
   });
 });

@@ -11,10 +11,22 @@ export type { CrdDeletionView, ExtensionDetail, ExtensionRow, ReleaseObjectsView
 /** Thrown by getJson and postJson: the server's error text, with the HTTP status. */
 export class ApiFailure extends Error {
   readonly status: number;
-  constructor(status: number, message: string) {
+  /** The server said the object asked for is not there (`gone: true`), not merely that something failed with a 404. */
+  readonly gone: boolean;
+  constructor(status: number, message: string, gone = false) {
     super(message);
     this.status = status;
+    this.gone = gone;
   }
+}
+
+/**
+ * Whether a failed read is worth reading again without a change: a failure of the console or of
+ * the way to it (5xx, 408, 429, no answer), not a refusal (another 4xx) or an object gone.
+ */
+export function retryable(e: unknown): boolean {
+  if (!(e instanceof ApiFailure)) return true;
+  return e.status >= 500 || e.status === 408 || e.status === 429;
 }
 
 /**
@@ -64,8 +76,8 @@ export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T>
     headers: { [PAGE_KEY_HEADER]: session.key },
     ...(signal === undefined ? {} : { signal }),
   });
-  const body = (await res.json().catch(() => ({}))) as { error?: string };
-  if (!res.ok) throw new ApiFailure(res.status, body.error ?? `${res.status} ${res.statusText}`);
+  const body = (await res.json().catch(() => ({}))) as { error?: string; gone?: unknown };
+  if (!res.ok) throw new ApiFailure(res.status, body.error ?? `${res.status} ${res.statusText}`, res.status === 404 && body.gone === true);
   return body as T;
 }
 

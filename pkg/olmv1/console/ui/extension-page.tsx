@@ -184,7 +184,7 @@ function Uninstall({ name, onDone, onCancel }: { name: string; onDone(deleted?: 
 export function ExtensionPage({ name }: { name: string }) {
   const live = useLive<ExtensionDetail>(`/api/extensions/${encodeURIComponent(name)}`, ['extensions']);
   const d = live.data;
-  const gone = live.error instanceof ApiFailure && live.error.status === 404;
+  const gone = live.error instanceof ApiFailure && live.error.gone;
   const error = gone ? undefined : live.error?.message;
   const [uninstalling, setUninstalling] = useState(false);
   const [requested, setRequested] = useState(false);

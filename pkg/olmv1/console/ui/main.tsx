@@ -13,6 +13,7 @@ import { PackagePage } from './package-page.tsx';
 import { CatalogsPage } from './catalogs.tsx';
 import { ClusterPage } from './cluster.tsx';
 import { NamespacesPage } from './tenant.tsx';
+import { PageBoundary } from './page-boundary.tsx';
 import { openEvents, signOutHref, startSession } from './api.ts';
 import { connectChanges, sleep } from './changes.ts';
 import { ChangesProvider } from './use-live.tsx';
@@ -71,23 +72,25 @@ function App() {
   );
   return (
     <Page masthead={masthead} mainAriaLabel="Console page">
-      {page === 'package' ? (
-        <PackagePage catalog={parts[1] ?? ''} name={parts[2] ?? ''} />
-      ) : page === 'install' ? (
-        <InstallPage key={hash} catalog={parts[1] ?? ''} name={parts[2] ?? ''} />
-      ) : page === 'installed' && (parts[1] ?? '') !== '' ? (
-        <ExtensionPage key={parts[1]} name={parts[1] ?? ''} />
-      ) : page === 'installed' ? (
-        <InstalledPage />
-      ) : page === 'catalogs' ? (
-        <CatalogsPage />
-      ) : page === 'cluster' ? (
-        <ClusterPage />
-      ) : page === 'namespaces' ? (
-        <NamespacesPage key={parts[1] ?? ''} namespace={parts[1] ?? ''} />
-      ) : (
-        <HubPage />
-      )}
+      <PageBoundary key={hash}>
+        {page === 'package' ? (
+          <PackagePage catalog={parts[1] ?? ''} name={parts[2] ?? ''} />
+        ) : page === 'install' ? (
+          <InstallPage key={hash} catalog={parts[1] ?? ''} name={parts[2] ?? ''} />
+        ) : page === 'installed' && (parts[1] ?? '') !== '' ? (
+          <ExtensionPage key={parts[1]} name={parts[1] ?? ''} />
+        ) : page === 'installed' ? (
+          <InstalledPage />
+        ) : page === 'catalogs' ? (
+          <CatalogsPage />
+        ) : page === 'cluster' ? (
+          <ClusterPage />
+        ) : page === 'namespaces' ? (
+          <NamespacesPage key={parts[1] ?? ''} namespace={parts[1] ?? ''} />
+        ) : (
+          <HubPage />
+        )}
+      </PageBoundary>
     </Page>
   );
 }

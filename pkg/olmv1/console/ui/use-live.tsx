@@ -1,11 +1,12 @@
 /**
  * The pages' one data hook: reads a document of the console API, and reads it again when the
  * live stream (changes.ts) reports a change of a topic it depends on (coalesced: one read for a
- * burst of changes) or after a reconnection. No page polls.
+ * burst of changes) or after a reconnection. No page polls; a read that failed (not refused) is
+ * read again with the stream's backoff until one succeeds.
  */
-import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from 'react';
-import { getJson, openEvents } from './api.ts';
-import { connectChanges, sleep, type ChangeSource, type ChangeEvent } from './changes.ts';
+import { createContext, useCallback, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
+import { getJson, openEvents, retryable } from './api.ts';
+import { connectChanges, reconnectDelay, sleep, type ChangeSource, type ChangeEvent } from './changes.ts';
 
 const NONE: ChangeSource = { subscribe: () => () => undefined };
 const Changes = createContext<ChangeSource>(NONE);
@@ -43,17 +44,29 @@ export function useLive<T>(path: string, topics: readonly ChangeEvent['topic'][]
   const [data, setData] = useState<T | undefined>();
   const [error, setError] = useState<Error | undefined>();
   const [tick, setTick] = useState(0);
+  // Failed reads in a row: a read that failed for a while (the console or the API server busy or
+  // restarting) is read again after the stream's backoff, since no change may come to trigger it.
+  const failures = useRef(0);
   const topicKey = topics.join(',');
   useEffect(() => {
     const ac = new AbortController();
+    let retry: ReturnType<typeof setTimeout> | undefined;
     getJson<T>(path, ac.signal).then(
       (r) => {
+        failures.current = 0;
         setData(r);
         setError(undefined);
       },
-      (e: unknown) => ac.signal.aborted || setError(e instanceof Error ? e : new Error(String(e))),
+      (e: unknown) => {
+        if (ac.signal.aborted) return;
+        setError(e instanceof Error ? e : new Error(String(e)));
+        if (retryable(e)) retry = setTimeout(() => setTick((t) => t + 1), reconnectDelay(failures.current++));
+      },
     );
-    return () => ac.abort();
+    return () => {
+      ac.abort();
+      if (retry !== undefined) clearTimeout(retry);
+    };
   }, [path, tick]);
   useEffect(() => {
     let pending: ReturnType<typeof setTimeout> | undefined;

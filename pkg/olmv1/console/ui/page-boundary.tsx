@@ -1,0 +1,37 @@
+/**
+ * What a page that failed to render shows: its error, in place of the page, instead of an empty
+ * window (React unmounts the whole tree on an uncaught render error). The masthead and the
+ * navigation stay; going to another page, or *Show again*, renders afresh.
+ */
+import { Component, type ReactNode } from 'react';
+import { Alert, AlertActionLink, PageSection } from '@patternfly/react-core';
+
+interface State {
+  failed: Error | undefined;
+}
+
+export class PageBoundary extends Component<{ children: ReactNode }, State> {
+  override state: State = { failed: undefined };
+
+  static getDerivedStateFromError(error: unknown): State {
+    return { failed: error instanceof Error ? error : new Error(String(error)) };
+  }
+
+  override render(): ReactNode {
+    const { failed } = this.state;
+    if (failed === undefined) return this.props.children;
+    return (
+      <PageSection aria-label="Page failed">
+        <Alert
+          variant="danger"
+          isInline
+          title="This page failed to show"
+          data-page-failed=""
+          actionLinks={<AlertActionLink onClick={() => this.setState({ failed: undefined })}>Show again</AlertActionLink>}
+        >
+          {failed.message}
+        </Alert>
+      </PageSection>
+    );
+  }
+}
