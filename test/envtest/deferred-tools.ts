@@ -16,8 +16,10 @@
  */
 import {
   defaultCacheRoot,
+  findGoToolchain,
   resolveCertManagerBinaries,
   resolveHelm,
+  resolveHydra,
   resolveNodeBinaries,
   type CertManagerBinaries,
   type NodeBinaries,
@@ -60,4 +62,9 @@ export function envtestCertManager(log: Log = toStderr, env: NodeJS.ProcessEnv =
 /** Path of the `cosign` CLI (test/envtest/cosign.ts), for the sigstore signature-policy tests' key pairs. */
 export function envtestCosign(log: Log = toStderr, env: NodeJS.ProcessEnv = process.env): Promise<string> {
   return resolveCosign(options(log, env));
+}
+
+/** Path of ORY Hydra's `hydra` (pkg/olmv1/localstack/hydra.ts), the OpenID Connect provider of the console's sign-in tests. */
+export function envtestHydra(log: Log = toStderr, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  return resolveHydra({ cacheRoot: defaultCacheRoot(process.env), go: () => findGoToolchain(env), log });
 }

@@ -2,7 +2,7 @@
  * Vitest global setup of the `integration` project: resolves (and on first use builds) what the
  * shared control plane needs, starts one control plane and two registries for the whole run,
  * hands their connection data to tests through `provide`, then builds the other test tools in the
- * background while the tests run (deferred-tools.ts: the node's binaries, helm, cert-manager,
+ * background while the tests run (deferred-tools.ts: the node's binaries, hydra, helm, cert-manager,
  * cosign, then the oldest kube-apiserver for the `integration-oldest` run that follows); its
  * teardown stops the servers and waits for that chain. Its phases go to run-timings.ts's file
  * for the summary at the end of the run.
@@ -31,7 +31,7 @@ import {
   type RegistryInfo,
 } from '../../pkg/olmv1/localstack/index.ts';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';
-import { BACKGROUND_BUILD_ENV, envtestCertManager, envtestCosign, envtestHelm, envtestNodeBinaries } from './deferred-tools.ts';
+import { BACKGROUND_BUILD_ENV, envtestCertManager, envtestCosign, envtestHelm, envtestHydra, envtestNodeBinaries } from './deferred-tools.ts';
 import { startEnvironment } from './environment.ts';
 import { phaseRecorder, staleTimingsFiles, timingsFile } from './run-timings.ts';
 
@@ -87,6 +87,7 @@ export async function setupWith(
         : [
             // Not lowered: the `on-node` process's files wait for them before anything else.
             ['node binaries', () => envtestNodeBinaries(log)],
+            ['hydra', () => envtestHydra(log, BACKGROUND_BUILD_ENV)],
             ['helm', () => envtestHelm(log, BACKGROUND_BUILD_ENV)],
             ['cert-manager', () => envtestCertManager(log, BACKGROUND_BUILD_ENV)],
             ['cosign', () => envtestCosign(log, BACKGROUND_BUILD_ENV)],

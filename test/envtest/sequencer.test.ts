@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import * as deferredTools from './deferred-tools.ts';
 import { DEFERRED_GETTERS, orderByNeed, toolsNeeded, toolsNeededBy, usesNode } from './sequencer.ts';
 
-const NODE = 0;
-const HELM = 1;
-const CERT_MANAGER = 2;
-const COSIGN = 3;
+const NODE = DEFERRED_GETTERS.indexOf('envtestNodeBinaries');
+const HELM = DEFERRED_GETTERS.indexOf('envtestHelm');
+const CERT_MANAGER = DEFERRED_GETTERS.indexOf('envtestCertManager');
+const COSIGN = DEFERRED_GETTERS.indexOf('envtestCosign');
 
 describe('orderByNeed', () => {
   it('runs the files needing no deferred tool first, then node, helm, cert-manager and cosign users, keeping the order otherwise', () => {

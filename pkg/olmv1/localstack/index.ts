@@ -40,6 +40,7 @@ export { findGoToolchain, runGo, type GoToolchain } from './go-toolchain.ts';
 export { ensureTool } from './build.ts';
 export type { ToolRecipe } from './tool-recipes.ts';
 export { buildGoProgram } from './go-program.ts';
+export { resolveHydra } from './hydra.ts';
 export { kubeRequest, type KubeAuth, type KubeEndpoint, type KubeRequest, type KubeResponse } from './kube-http.ts';
 export { renderKubeconfig, type KubeconfigCredentials, type KubeconfigOptions } from './kubeconfig.ts';
 export { isAlive, withLock } from './lock.ts';
