@@ -21,6 +21,7 @@ import {
   Spinner,
   Title,
 } from '@patternfly/react-core';
+import { PageBoundary } from './page-boundary.tsx';
 import { ApiFailure, getJson, postJson, type CrdDeletionView, type ExtensionDetail, type UninstallPreview } from './api.ts';
 import { Status } from './installed.tsx';
 import { useLive } from './use-live.tsx';
@@ -297,9 +298,21 @@ export function ExtensionPage({ name }: { name: string }) {
           }}
         />
       )}
-      {!d.deleting && !requested && <UpgradePlan name={name} installed={`${d.row.version}/${d.releases.length}`} />}
-      {!d.deleting && !requested && <ChangeVersion name={name} />}
-      {!d.deleting && !requested && <CreateInstance name={name} />}
+      {!d.deleting && !requested && (
+        <PageBoundary what="The upgrade plan">
+          <UpgradePlan name={name} installed={`${d.row.version}/${d.releases.length}`} />
+        </PageBoundary>
+      )}
+      {!d.deleting && !requested && (
+        <PageBoundary what="Changing version or channels">
+          <ChangeVersion name={name} />
+        </PageBoundary>
+      )}
+      {!d.deleting && !requested && (
+        <PageBoundary what="Create instance">
+          <CreateInstance name={name} />
+        </PageBoundary>
+      )}
       <Title headingLevel="h2">Conditions</Title>
       {d.conditions.length === 0 ? (
         <p>No conditions yet: operator-controller has not reconciled it.</p>
@@ -310,9 +323,15 @@ export function ExtensionPage({ name }: { name: string }) {
           rows={d.conditions.map((c) => [c.type, c.status, c.reason, c.message, c.lastTransitionTime])}
         />
       )}
-      <ReleaseHistory name={name} releases={d.releases} canWrite={!d.deleting && !requested} />
-      <ReleaseObjects name={name} />
-      <Pods name={name} />
+      <PageBoundary what="The release history">
+        <ReleaseHistory name={name} releases={d.releases} canWrite={!d.deleting && !requested} />
+      </PageBoundary>
+      <PageBoundary what="The release's objects">
+        <ReleaseObjects name={name} />
+      </PageBoundary>
+      <PageBoundary what="Pods">
+        <Pods name={name} />
+      </PageBoundary>
       <Title headingLevel="h2">Events</Title>
       {d.events.length === 0 ? (
         <p>No Events.</p>
