@@ -1,15 +1,16 @@
 /**
  * Builds the project's image from the committed tree without a Docker daemon
- * (pkg/olmv1/images: buildah, vfs storage, chroot isolation, the stand-in `node:24-slim` built
+ * (pkg/olmv1/images: buildah, overlay or vfs storage, chroot isolation, the stand-in `node:24-slim` built
  * from Debian packages when missing), runs its checks (numeric non-root user, no shell, each
  * entry point's --help as that user on a read-only root), and optionally pushes it.
  *
- *   node scripts/build-image.ts [--revision REV] [--push HOST:PORT [--plain-http] [--ref-only]] [--measure]
+ *   node scripts/build-image.ts [--revision REV] [--push HOST:PORT [--plain-http] [--ref-only]] [--measure] [--storage-driver overlay|vfs]
  *
  * --push pushes to that registry (plain HTTP for a loopback one, or any with --plain-http) and
  * prints the digest reference; with --ref-only that reference alone is stdout (for
  * `IMAGE=$(...)`, README "Deploying on a cluster"). --measure pushes to a throwaway local registry (binaries from the envtest cache)
  * and prints the compressed and uncompressed sizes read back with the project's image client.
+ * --storage-driver overrides buildah's driver (by default overlay where a probe mount works, else vfs).
  * Needs root, Debian's `buildah` and `debootstrap` packages, and npm on PATH. Exits 1 when a
  * check fails. The result is one JSON object on stdout; progress goes to stderr.
  */
@@ -17,7 +18,8 @@ import { parseArgs } from 'node:util';
 import { buildProjectImage, checkProjectImage, defaultImageCacheDir, measurePushedImage, pushProjectImage } from '../pkg/olmv1/images/index.ts';
 import { defaultCacheRoot, resolveBinaries, startRegistry } from '../pkg/olmv1/localstack/index.ts';
 
-const USAGE = 'Usage: node scripts/build-image.ts [--revision REV] [--push HOST:PORT [--plain-http] [--ref-only]] [--measure]\n';
+const USAGE =
+  'Usage: node scripts/build-image.ts [--revision REV] [--push HOST:PORT [--plain-http] [--ref-only]] [--measure] [--storage-driver overlay|vfs]\n';
 const parsed = (() => {
   try {
     return parseArgs({
@@ -27,6 +29,7 @@ const parsed = (() => {
         'plain-http': { type: 'boolean' },
         'ref-only': { type: 'boolean' },
         measure: { type: 'boolean' },
+        'storage-driver': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -40,6 +43,11 @@ if (values.help === true) {
   process.stdout.write(USAGE);
   process.exit(0);
 }
+const driver = values['storage-driver'];
+if (driver !== undefined && driver !== 'overlay' && driver !== 'vfs') {
+  process.stderr.write(`build-image: --storage-driver must be overlay or vfs\n${USAGE}`);
+  process.exit(2);
+}
 const log = (line: string): void => void process.stderr.write(`build-image: ${line}\n`);
 const env = { ...process.env, PATH: `${process.env.PATH ?? ''}:/usr/sbin:/sbin` };
 const image = await buildProjectImage({
@@ -49,6 +57,7 @@ const image = await buildProjectImage({
   log,
   extraCaFile: process.env.NODE_EXTRA_CA_CERTS || undefined,
   ...(values.revision !== undefined ? { revision: values.revision } : {}),
+  storageDriver: driver,
 });
 log(`${image.tag} ${image.cached ? 'found' : 'built'} in ${image.seconds} s (stand-in base ${image.standIn.cached ? 'found' : 'built'})`);
 const check = await checkProjectImage(image);

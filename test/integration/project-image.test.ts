@@ -1,5 +1,5 @@
 // The project's image, built from the Dockerfile as shipped without a Docker daemon
-// (pkg/olmv1/images: buildah, vfs, chroot isolation, a stand-in node:24-slim made from Debian
+// (pkg/olmv1/images: buildah, overlay or vfs, chroot isolation, a stand-in node:24-slim made from Debian
 // packages), pushed to the test registry by digest and read back with our image client; each
 // entry point prints its usage as the image's numeric non-root user on a read-only root; a
 // second build of the same tree is a cache hit.

@@ -1,11 +1,12 @@
 /**
- * buildah (Debian's package) over a private storage under the caller's cache directory: vfs and
- * chroot isolation need no daemon, overlayfs or container runtime (but root), and the machine's
- * own container storage is never touched.
+ * buildah (Debian's package) over a private storage under the caller's cache directory, overlay
+ * or vfs (storage-driver.ts chooses; each driver has its own roots there), with chroot isolation:
+ * no daemon or container runtime (but root), and the machine's own container storage is never
+ * touched.
  */
-import { join } from 'node:path';
 import { runCommand } from '../localstack/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
+import { storageRoots, type StorageDriver } from './storage-driver.ts';
 
 /** A buildah bound to one storage. */
 export interface Buildah {
@@ -25,9 +26,10 @@ export interface ImageRunSettings {
   Labels?: Record<string, string> | null;
 }
 
-/** A buildah whose storage (graph root and run root) is under `storageDir`. */
-export function createBuildah(storageDir: string, env: NodeJS.ProcessEnv, command = 'buildah'): Buildah {
-  const global = ['--root', join(storageDir, 'storage'), '--runroot', join(storageDir, 'run'), '--storage-driver', 'vfs'];
+/** A buildah whose storage (graph root and run root) of `driver` is under `storageDir`. */
+export function createBuildah(storageDir: string, env: NodeJS.ProcessEnv, driver: StorageDriver, command = 'buildah'): Buildah {
+  const { root, runRoot } = storageRoots(storageDir, driver);
+  const global = ['--root', root, '--runroot', runRoot, '--storage-driver', driver];
   const run = async (args: readonly string[], options: { onStderr?: (chunk: string) => void } = {}): Promise<string> => {
     const { stdout } = await runCommand(command, [...global, ...args], { env, ...(options.onStderr ? { onStderr: options.onStderr } : {}) });
     return stdout;

@@ -1,7 +1,8 @@
 /**
  * The project's image (the repository's Dockerfile), built without a Docker daemon by buildah
- * over a private vfs storage with chroot isolation (the Dockerfile runs `npm ci` and tsc, which
- * needs a root filesystem to run commands in), pushed to a registry by digest. An image is
+ * over a private storage (overlay where it mounts, else vfs: decision 0146) with chroot
+ * isolation (the Dockerfile runs `npm ci` and tsc, which needs a root filesystem to run commands
+ * in), pushed to a registry by digest. An image is
  * tagged by a key over the git objects it is built from (Dockerfile, .dockerignore, its COPY
  * sources, at a revision) and the stand-in base's key, and reused while the tag exists; buildah's
  * layer cache keeps a change under cmd/ or pkg/ from repeating `npm ci`. The build is
@@ -23,6 +24,7 @@ import { createGunzip } from 'node:zlib';
 import { createImageClient } from '../../shared/image/index.ts';
 import { defaultCacheRoot, isExecutable, runCommand, withLock } from '../localstack/index.ts';
 import { createBuildah, type Buildah, type ImageRunSettings } from './buildah.ts';
+import { chooseStorageDriver, type StorageDriver } from './storage-driver.ts';
 import { machineDebianSource } from './debian.ts';
 import { ensureStandInBase, type StandIn } from './stand-in-base.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
@@ -63,6 +65,8 @@ export interface ProjectImageOptions {
   log: (line: string) => void;
   /** A CA bundle for the stand-in (see StandInInputs.extraCaFile). */
   extraCaFile?: string | undefined;
+  /** buildah's storage driver; default overlay where a probe mount in cacheDir works, else vfs (decision 0146). */
+  storageDriver?: StorageDriver | undefined;
 }
 
 /** A built (or reused) project image. */
@@ -124,7 +128,7 @@ export async function buildProjectImage(options: ProjectImageOptions): Promise<P
 
 async function buildUnlocked(options: ProjectImageOptions): Promise<ProjectImage> {
   const started = performance.now();
-  const buildah = createBuildah(options.cacheDir, options.env);
+  const buildah = createBuildah(options.cacheDir, options.env, await storageDriver(options));
   const standIn = await ensureStandInBase(
     buildah,
     {
@@ -173,6 +177,14 @@ async function buildUnlocked(options: ProjectImageOptions): Promise<ProjectImage
     options.log(`${tag}: older builds not pruned this time: ${errorMessage(err)}`),
   );
   return { tag, treeKey: key, cached: false, standIn, seconds: seconds(), buildah };
+}
+
+/** The driver asked for, else the probe's choice (logged with its reason when vfs). */
+async function storageDriver(options: ProjectImageOptions): Promise<StorageDriver> {
+  if (options.storageDriver !== undefined) return options.storageDriver;
+  const choice = await chooseStorageDriver(options.cacheDir, options.env);
+  if (choice.driver === 'vfs') options.log(`buildah storage: vfs (${choice.reason})`);
+  return choice.driver;
 }
 
 /**
@@ -269,7 +281,7 @@ export function staleProjectTags(
 }
 
 /**
- * Keeps the storage from growing by a copy of every step per build (vfs: about 2 GB a build):
+ * Keeps the storage from growing by every step's layer per build (vfs: about 2 GB a build):
  * removes the other project image and dependency tags last used more than KEEP_RECENT_MS before `since`, then,
  * round after round, the childless untagged images (what the new image or a dependency tag
  * descends from has children; no other build runs meanwhile: the build lock is held). Images'
