@@ -64,6 +64,8 @@ export interface PackageDetail extends HubTile {
   required: string[];
   links: { name: string; url: string }[];
   maintainers: { name: string; email: string }[];
+  /** The CSV's operatorframework.io/suggested-namespace (or its suggested-namespace-template's name), '' when none. */
+  suggestedNamespace: string;
 }
 
 /** The decoded icon of a package, when its media type is allowed. */
@@ -160,7 +162,22 @@ export function packageDetail(catalog: string, pkg: string, dc: DeclarativeConfi
       return url === undefined ? [] : [{ name: str(objectOf(l).name) || url, url }];
     }),
     maintainers: arrayOf(meta.maintainers).map((m) => ({ name: str(objectOf(m).name), email: str(objectOf(m).email) })),
+    suggestedNamespace: suggestedNamespace(objectOf(meta.annotations)),
   };
+}
+
+/** The namespace the CSV suggests installing into: its suggested-namespace annotation, else its template's metadata.name; '' when neither is a DNS label. */
+function suggestedNamespace(ann: Record<string, JsonValue>): string {
+  let name = str(ann['operatorframework.io/suggested-namespace']);
+  if (name === '') {
+    try {
+      const template: unknown = JSON.parse(str(ann['operatorframework.io/suggested-namespace-template']) || '{}');
+      name = str(objectOf(objectOf(template as JsonValue).metadata).name);
+    } catch {
+      // Not JSON: no suggestion.
+    }
+  }
+  return name.length <= 63 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name) ? name : '';
 }
 
 /** `url` when it is an absolute http(s) URL, else undefined (no javascript:, data:, relative). */
