@@ -128,7 +128,8 @@ export async function buildProjectImage(options: ProjectImageOptions): Promise<P
 
 async function buildUnlocked(options: ProjectImageOptions): Promise<ProjectImage> {
   const started = performance.now();
-  const buildah = createBuildah(options.cacheDir, options.env, await storageDriver(options));
+  const driver = await storageDriver(options);
+  const buildah = createBuildah(options.cacheDir, options.env, driver);
   const standIn = await ensureStandInBase(
     buildah,
     {
@@ -149,7 +150,7 @@ async function buildUnlocked(options: ProjectImageOptions): Promise<ProjectImage
     await recordUse(options.cacheDir, [tag], Date.now()).catch((err: unknown) => options.log(`${tag}: use time not recorded: ${errorMessage(err)}`));
     return { tag, treeKey: key, cached: true, standIn, seconds: seconds(), buildah };
   }
-  options.log(`building ${tag} from ${revision} (${paths.join(', ')}) with buildah`);
+  options.log(`building ${tag} from ${revision} (${paths.join(', ')}) with buildah, ${driver} storage`);
   const buildStart = Date.now();
   const kept = [tag];
   const work = await mkdtemp(join(options.cacheDir, 'context-'));
