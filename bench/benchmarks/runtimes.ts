@@ -22,7 +22,9 @@
  * Ours run without leader election (a second start would wait for the first one's Lease);
  * request counts leave Lease requests out on every side. Environment:
  * OLMV1_BENCH_RUNTIMES_EXTENSIONS (default 50), OLMV1_BENCH_RUNTIMES_ROUNDS (default 3),
- * OLMV1_BENCH_RUNTIMES_IDLE_SECONDS (default 60).
+ * OLMV1_BENCH_RUNTIMES_IDLE_SECONDS (default 60), OLMV1_BENCH_RUNTIMES_SIDES (default
+ * `helm,boxcutter,upstream`: fewer to look at one side), OLMV1_BENCH_RUNTIMES_IDLE_PROFILE=FILE
+ * (a CPU profile of ours under BoxcutterRuntime at rest).
  */
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
@@ -33,6 +35,7 @@ import type { Benchmark, BenchContext, BenchOutcome } from '../lib/benchmark.ts'
 import { type PushedBundle, benchImageClient, createCatalog, createInstaller, pushCatalog, pushGeneratedBundle } from '../lib/extension-bundles.ts';
 import { quiet } from '../lib/extension-runs.ts';
 import { sleep } from '../lib/http-load.ts';
+import { startCpuProfile } from '../lib/inspector.ts';
 import { type OlmStack, startOlmStack } from '../lib/olm-stack.ts';
 import { type Measurement, atMost, measure } from '../lib/report.ts';
 import { markPodsReady } from '../lib/pods-ready.ts';
@@ -48,6 +51,10 @@ const env = (name: string, fallback: number): number => (process.env[name] === u
 const EXTENSIONS = env('OLMV1_BENCH_RUNTIMES_EXTENSIONS', 50);
 const ROUNDS = env('OLMV1_BENCH_RUNTIMES_ROUNDS', 3);
 const IDLE_MS = env('OLMV1_BENCH_RUNTIMES_IDLE_SECONDS', 60) * 1000;
+/** The sides to run (OLMV1_BENCH_RUNTIMES_SIDES, comma-separated; default all: helm, boxcutter, upstream). */
+/** Where to write ours' CPU profile at rest under BoxcutterRuntime (OLMV1_BENCH_RUNTIMES_IDLE_PROFILE). */
+const IDLE_PROFILE = process.env['OLMV1_BENCH_RUNTIMES_IDLE_PROFILE'];
+const SIDES = (process.env['OLMV1_BENCH_RUNTIMES_SIDES'] ?? 'helm,boxcutter,upstream').split(',');
 const TIMEOUT_MS = Math.max(600_000, EXTENSIONS * 1_200);
 const SA = 'installer';
 const GATE = '--feature-gates=BoxcutterRuntime=true';
@@ -149,12 +156,18 @@ async function oursSide(
 ): Promise<SideResult> {
   const oc = await stack.startOperatorController(args);
   try {
-    const c: SideController = { pid: oc.child.pid, settle: async () => void (await quiet(oc, 2_500)), who: ours };
+    const c: SideController = {
+      pid: oc.child.pid,
+      settle: async () => void (await quiet(oc, 2_500)),
+      who: ours,
+      profile: () => startCpuProfile(oc.child.pid, oc.inspectPort),
+    };
     return await runSide(stack, watch, objects, audit, g, c, {
       workDir: ctx.workDir,
       idleMs: IDLE_MS,
       timeoutMs: TIMEOUT_MS,
       log: ctx.log,
+      ...(IDLE_PROFILE === undefined || g.label !== 'boxcutter' ? {} : { idleProfile: IDLE_PROFILE }),
     });
   } finally {
     await oc.child.stop();
@@ -212,13 +225,13 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     pods = await markPodsReady(stack.kube.client, (ns) => ns.startsWith('rt-'));
     await stack.startCatalogd();
     const floor = await measureFloor(ctx, stack);
-    const labels = binary === undefined ? ['helm', 'boxcutter'] : ['helm', 'boxcutter', 'upstream'];
+    const labels = ['helm', 'boxcutter', 'upstream'].filter((l) => SIDES.includes(l) && (l !== 'upstream' || binary !== undefined));
     ctx.log(
       `publishing ${EXTENSIONS} packages (1.0.0 and 1.0.1) and ${ROUNDS + 1} single ones per side (${labels.join(', ')}), their catalogs and installers`,
     );
     const groups = new Map<string, SideGroup>();
     for (const label of labels) groups.set(label, await publishSide(ctx, stack, label));
-    const first = groups.get('helm') as SideGroup;
+    const first = groups.get(labels[0] ?? '') as SideGroup;
     watch = await watchCluster(stack, 'olmv1-system');
     objects = await watchOwnedObjects(
       stack,
@@ -226,8 +239,10 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     );
 
     const sides: SideResult[] = [];
-    sides.push(await oursSide(stack, watch, objects, audit, ctx, first, []));
-    sides.push(await oursSide(stack, watch, objects, audit, ctx, groups.get('boxcutter') as SideGroup, [GATE]));
+    const helm = groups.get('helm');
+    if (helm !== undefined) sides.push(await oursSide(stack, watch, objects, audit, ctx, helm, []));
+    const boxcutter = groups.get('boxcutter');
+    if (boxcutter !== undefined) sides.push(await oursSide(stack, watch, objects, audit, ctx, boxcutter, [GATE]));
     const upGroup = groups.get('upstream');
     if (binary !== undefined && upGroup !== undefined) {
       ctx.log("starting upstream's operator-controller with the BoxcutterRuntime gate (ours stopped)");

@@ -14,8 +14,9 @@
  *    are Installed=True at 1.0.1 and quiet again;
  * 5. all deleted at once, until they and their objects are gone.
  */
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type AuditLog, describeRequests } from './audit-log.ts';
+import { type AuditEvent, type AuditLog, asExtensionServiceAccount, describeRequests } from './audit-log.ts';
 import { type PushedBundle, clusterExtension } from './extension-bundles.ts';
 import { isInstalledAs } from './extension-runs.ts';
 import type { OlmStack } from './olm-stack.ts';
@@ -50,6 +51,8 @@ export interface SideController {
   /** Waits until it is done with what it was doing (ours: its metrics; upstream's: a fixed wait). */
   settle: () => Promise<void>;
   who: Attribution;
+  /** Starts a CPU profile of it (ours, when asked for one at rest); the function returned ends it. */
+  profile?: () => Promise<() => Promise<unknown>>;
 }
 
 export interface SideOptions {
@@ -57,6 +60,8 @@ export interface SideOptions {
   idleMs: number;
   timeoutMs: number;
   log: (line: string) => void;
+  /** Where to write the controller's CPU profile at rest (when it has `profile`). */
+  idleProfile?: string;
 }
 
 /** Everything a side measured: the table's figures and the raw runs. */
@@ -64,6 +69,10 @@ export interface SideResult {
   figures: SideFigures;
   raw: Record<string, unknown>;
 }
+
+/** Requests by verb and resource, the controller's own apart from those made as the extensions' installers. */
+const byWho = (events: readonly AuditEvent[]): string =>
+  `as itself ${describeRequests(events.filter((e) => !asExtensionServiceAccount(e)))}; as the installers ${describeRequests(events.filter(asExtensionServiceAccount))}`;
 
 const apiserver = (c: Record<string, number>): number => c['kube-apiserver'] ?? Number.NaN;
 const controllerCpu = (c: Record<string, number>): number => c['controller'] ?? Number.NaN;
@@ -112,13 +121,20 @@ export async function runSide(
     const installRequests = await phase(startMs, offset);
     const installCpu = cpu();
     const settledRss = procMemory(c.pid)?.rss ?? Number.NaN;
-    o.log(`${g.label}: ${n} installed in ${Math.round(install.allMs)} ms, ${installRequests.events.length} requests until quiet`);
+    o.log(
+      `${g.label}: ${n} installed in ${Math.round(install.allMs)} ms, ${installRequests.events.length} requests until quiet: ${byWho(installRequests.events)}`,
+    );
 
     offset = await audit.offset();
     const idleCpu = cpuMeter(groups);
     const t0 = Date.now();
+    const stopProfile = o.idleProfile === undefined ? undefined : await c.profile?.();
     await sleep(o.idleMs);
     const idleCpuS = idleCpu();
+    if (stopProfile !== undefined && o.idleProfile !== undefined) {
+      await writeFile(o.idleProfile, JSON.stringify(await stopProfile()));
+      o.log(`${g.label}: wrote its CPU profile at rest to ${o.idleProfile}`);
+    }
     const minutes = (Date.now() - t0) / 60_000;
     const idleRequests = (await audit.readSince(offset, c.who)).length;
 
@@ -142,7 +158,9 @@ export async function runSide(
     }
     const upgradeRequests = await phase(startMs, offset);
     const upgradeCpu = cpu();
-    o.log(`${g.label}: ${n} upgraded in ${Math.round(upgradeMs)} ms, ${upgradeRequests.events.length} requests until quiet`);
+    o.log(
+      `${g.label}: ${n} upgraded in ${Math.round(upgradeMs)} ms, ${upgradeRequests.events.length} requests until quiet: ${byWho(upgradeRequests.events)}`,
+    );
 
     await c.settle();
     const uninstall = await timeUninstall(stack, watch, objects, new Set(targets.keys()), { timeoutMs: o.timeoutMs, audit, who: c.who });

@@ -264,6 +264,26 @@ describe('ClusterExtension reconciler under the BoxcutterRuntime (assembled step
     expect(h.events).toHaveLength(1);
   });
 
+  it("lists the extension's revisions once a reconcile, and once more after it wrote one (issue 74)", async () => {
+    const h = harness(['1.0.0']);
+    await h.reconcile();
+    await h.reconcile();
+    h.succeed('ext-1', '1.0.0');
+    await h.reconcile();
+    const lists = (from: number): string[] => h.own.calls.slice(from).filter((c) => c.startsWith('list ClusterObjectSet'));
+    let from = h.own.calls.length;
+    await expect(h.reconcile()).resolves.toEqual({});
+    expect(lists(from)).toHaveLength(1);
+
+    // An upgrade: listed before revision 2 is written and after, not by every read.
+    h.catalog.versions = ['1.0.0', '1.1.0'];
+    from = h.own.calls.length;
+    await expect(h.reconcile()).resolves.toEqual({});
+    expect(h.sets().map((s) => s.metadata.name)).toEqual(['ext-1', 'ext-2']);
+    expect(lists(from)).toHaveLength(2);
+    expect(h.ce().status?.activeRevisions).toEqual([{ name: 'ext-1' }, { name: 'ext-2' }]);
+  });
+
   it('upgrade: a newer catalog version is revision 2; revision 1 stays installed until 2 has succeeded', async () => {
     const h = harness(['1.0.0']);
     await h.reconcile();

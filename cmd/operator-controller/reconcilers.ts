@@ -12,6 +12,7 @@ import {
   listRevisions,
   migrateToReleases,
   newestSummary,
+  RevisionLists,
 } from '../../pkg/operator-controller/applier/index.ts';
 import { CLUSTER_EXTENSION, parseClusterExtension, type ClusterExtension } from '../../pkg/shared/api/index.ts';
 import { StepReconciler, type Step, type StepTimer } from '../../pkg/shared/controller/index.ts';
@@ -120,7 +121,7 @@ interface ClusterExtensionReconcilerOptions {
 }
 
 /** The ClusterExtension reconcile steps, in order. */
-function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Step<ExtensionState>[] {
+function clusterExtensionSteps(p: ClusterExtensionPorts, lists: RevisionLists, pause?: PauseHook): Step<ExtensionState>[] {
   const { client, scoped, drift, events, releases: helm, boxcutter: bc } = p;
   // The extension's revisions as the steps read them; written only through the applier.
   const releases =
@@ -128,6 +129,7 @@ function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Ste
       ? helm
       : createObjectSetReleases(client, {
           systemNamespace: bc.systemNamespace,
+          lists,
           ...(bc.cacheBudget === undefined ? {} : { budget: bc.cacheBudget }),
         });
   const served = p.revisionsServed;
@@ -141,12 +143,12 @@ function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Ste
             served && ((owner, signal) => migrateToReleases({ client, releases: helm, systemNamespace: served.systemNamespace }, owner, signal)),
         })
       : // The revisions' controller watches their objects itself: no drift is routed to it from here.
-        createBoxcutterApplier({ client, scoped, drift, systemNamespace: bc.systemNamespace, settled: bc.settled, helmReleases: helm });
+        createBoxcutterApplier({ client, scoped, drift, systemNamespace: bc.systemNamespace, settled: bc.settled, helmReleases: helm, lists });
   // Undo on failure (decision 0123): under the BoxcutterRuntime the newest revision is judged, no Helm record is written.
   const rollbackPorts =
     bc === undefined
       ? { applier, scoped, events }
-      : { applier, scoped, events, newest: async (name: string, signal: AbortSignal) => newestSummary(await listRevisions(client, name, signal)) };
+      : { applier, scoped, events, newest: async (name: string, signal: AbortSignal) => newestSummary(await lists.list(name, signal)) };
   const steps = [
     finalizersStep({ releases, applier, scoped, bundleCache: p.bundleCache, drift, healthGauge: p.healthGauge, events, upgrades: p.upgrades }),
     validateStep({ client, events }),
@@ -179,12 +181,15 @@ export function clusterExtensionReconciler(
   p: ClusterExtensionPorts,
   o: ClusterExtensionReconcilerOptions = {},
 ): StepReconciler<ClusterExtension, ExtensionState> {
+  // Under BoxcutterRuntime one list of an extension's revisions answers every read of a reconcile until it writes them.
+  const lists = new RevisionLists((name, signal) => listRevisions(p.client, name, signal));
+  const state = newExtensionState(p.defaultInstaller);
   return new StepReconciler<ClusterExtension, ExtensionState>({
     client: p.client,
     type: { apiVersion: CLUSTER_EXTENSION.apiVersion, kind: CLUSTER_EXTENSION.kind },
     parse: parseClusterExtension,
-    state: newExtensionState(p.defaultInstaller),
-    steps: clusterExtensionSteps(p, o.pause),
+    state: p.boxcutter === undefined ? state : (ce, ctx, held) => state(ce, { ...ctx, signal: lists.begin(ctx.signal, held) }, held),
+    steps: clusterExtensionSteps(p, lists, o.pause),
     stepTimer: o.stepTimer,
     poll: o.poll,
   });

@@ -24,4 +24,5 @@ export { createBoxcutterApplier } from './boxcutter/applier.ts';
 export { migrateToReleases } from './boxcutter/unmigrate.ts';
 export { newestSummary } from './boxcutter/status.ts';
 export { type CacheBudget, createObjectSetReleases, listRevisions } from './boxcutter/store.ts';
+export { RevisionLists } from './boxcutter/lists.ts';
 export { desiredRevision, type ObjectSetManifest } from './boxcutter/revision.ts';

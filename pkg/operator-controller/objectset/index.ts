@@ -11,4 +11,4 @@ export { createObjectSetController, type ObjectSetController } from './controlle
 export { DEFAULT_PROGRESSION_PROBES } from './probes.ts';
 export { everyRevisionAs, revisionWriters } from './writer.ts';
 export { RevisionWrites } from './writes.ts';
-export { readRefObject } from './sources.ts';
+export { readRefObject, readingOnce } from './sources.ts';

@@ -187,6 +187,27 @@ describe('ClusterObjectSet reconcile', () => {
     expect(asInstaller).toContain(`Secret ${NS}/fixed`);
   });
 
+  it("reads each referenced Secret once a reconcile, however many of the revision's objects it holds (issue 74)", async () => {
+    const fc = fakeCluster();
+    const objects = [configMap('a'), configMap('b'), configMap('c')];
+    fc.seed({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'packed', namespace: NS },
+      immutable: true,
+      data: Object.fromEntries(objects.map((o) => [o.metadata.name, Buffer.from(JSON.stringify(o)).toString('base64')])),
+    });
+    seedSet(fc, 'rev', {
+      phases: [{ name: 'p', objects: objects.map((o) => ({ ref: { name: 'packed', namespace: NS, key: o.metadata.name ?? '' } })) }],
+    });
+    const r = reconciler(fc);
+    await r.reconcile('rev', ctx());
+    expect(condition(fc, 'rev', 'Succeeded')?.status).toBe('True');
+    fc.calls.length = 0;
+    await r.reconcile('rev', ctx());
+    expect(fc.calls.filter((c) => c.includes('Secret'))).toEqual([`get Secret ${NS}/packed`]);
+  });
+
   it('retries a referenced Secret that is not there yet', async () => {
     const fc = fakeCluster();
     seedSet(fc, 'rev', { phases: [{ name: 'p', objects: [{ ref: { name: 'later', namespace: NS, key: 'obj' } }] }] });

@@ -37,6 +37,27 @@ interface SecretLike extends KubeObject {
 
 type SecretReader = Pick<KubeClient, 'get'>;
 
+/**
+ * `client` reading each object once: a later read of the same namespace and name answers with
+ * the first one's promise (its result or its failure). For one reconcile, where the immutability
+ * check and every ref of one Secret would otherwise read it again (issue 74: six reads of a
+ * revision's Secret per reconcile, one now).
+ */
+export function readingOnce(client: SecretReader, signal?: AbortSignal): SecretReader {
+  const read = new Map<string, Promise<KubeObject>>();
+  return {
+    get: <T extends KubeObject>(ref: Parameters<KubeClient['get']>[0]): Promise<T> => {
+      const at = `${ref.namespace ?? ''}/${ref.name}`;
+      let answer = read.get(at);
+      if (answer === undefined) {
+        answer = client.get(ref, signal === undefined ? {} : { signal });
+        read.set(at, answer);
+      }
+      return answer as Promise<T>;
+    },
+  };
+}
+
 /** The namespace `ref` names: its own, else `systemNamespace` (operator-controller's; '' when unknown). */
 function refNamespace(ref: { namespace?: string | undefined }, systemNamespace: string): string {
   return ref.namespace === undefined || ref.namespace === '' ? systemNamespace : ref.namespace;

@@ -38,7 +38,7 @@ import {
 import { progressDeadline, type Deadline } from './deadline.ts';
 import { phaseComplete, rollOut, tearDown } from './engine.ts';
 import { collisionReport, collisionsMessage, probeFailureLine } from './report.ts';
-import { changedPhasesMessage, loadPhases, mutableSecretsMessage, type LoadedPhase } from './sources.ts';
+import { changedPhasesMessage, loadPhases, mutableSecretsMessage, readingOnce, type LoadedPhase } from './sources.ts';
 
 /** Finalizer of an active revision (upstream's teardown finalizer): removed once it is archived or deleted. */
 const TEARDOWN_FINALIZER = 'olm.operatorframework.io/teardown';
@@ -190,7 +190,8 @@ export function loadStep(d: { client: ObjectSetClient; systemNamespace?: string 
       // as the revision's installer, who may read only what it was granted (decision 0125); a
       // user's revision reads them all as its identity (decision 0126).
       const writer = writerOf(s);
-      const secrets = secretReader(d, writer);
+      // Each Secret read once in this reconcile, by the immutability check and every ref to it alike.
+      const secrets = readingOnce(secretReader(d, writer), signal);
       let blocked: string | undefined;
       try {
         blocked = await mutableSecretsMessage(secrets, cos, signal, d.systemNamespace);

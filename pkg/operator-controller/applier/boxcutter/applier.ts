@@ -50,6 +50,7 @@ import {
 import { createRefSecrets, ensureRefSecretOwners, ownRefSecrets, packObjects, withRefs } from './secrets.ts';
 import { deployedSummary, releaseOf, revisionStates, rolloutOf } from './status.ts';
 import { asObjectSet, deleteRevisions, listRevisions, revisionObjects } from './store.ts';
+import { RevisionLists } from './lists.ts';
 import type { Applied, Applier, ExtensionRequest } from '../port.ts';
 import { authorizeMove } from '../authorize.ts';
 import { uninstallWith } from '../uninstall.ts';
@@ -71,6 +72,8 @@ interface BoxcutterApplierPorts {
   helmReleases?: Pick<ReleaseStore, 'history'>;
   /** Resolves once no write of the extension's revisions is in flight (objectset's RevisionWrites), before an uninstall deletes them. */
   settled?: (extension: string) => Promise<void>;
+  /** The lists of revisions a reconcile's reads share (lists.ts), with the records'; none: the applier's own. */
+  lists?: RevisionLists;
 }
 
 /**
@@ -94,6 +97,7 @@ function mutableUpToDate(live: ObjectSetManifest, desired: ObjectSetManifest): b
 
 export function createBoxcutterApplier(ports: BoxcutterApplierPorts): Applier {
   const { client, systemNamespace, scoped } = ports;
+  const lists = ports.lists ?? new RevisionLists((name, signal) => listRevisions(client, name, signal));
   const writing = (signal: AbortSignal) => ({ fieldManager: FIELD_MANAGER, force: true, signal });
 
   const authorize: Applier['authorize'] = (request, desired, fix) => authorizeMove(scoped, request, desired, fix);
@@ -200,7 +204,7 @@ export function createBoxcutterApplier(ports: BoxcutterApplierPorts): Applier {
     const { extension, signal } = request;
     const generation = extension.generation ?? 0;
     // Listed first, as upstream: an API failure fails the apply before anything else.
-    const sets = await listRevisions(client, extension.name, signal);
+    const sets = await lists.list(extension.name, signal);
     const current = sets.at(-1);
     // No new revision: the ClusterObjectSet controller keeps `set`'s objects applied.
     const keep = async (set: ObjectSetManifest): Promise<Applied> => {
@@ -214,7 +218,10 @@ export function createBoxcutterApplier(ports: BoxcutterApplierPorts): Applier {
     const owner: RevisionOwner = { name: extension.name, uid: extension.uid, progressDeadlineMinutes: extension.progressDeadlineMinutes };
     if (current !== undefined) {
       const compared = comparedWith(owner, desired, current);
-      if (sameRevision(current, compared) && (await keepCurrent(current, compared, signal))) return keep(current);
+      if (sameRevision(current, compared) && (await keepCurrent(current, compared, signal))) {
+        if (!mutableUpToDate(current, compared)) lists.changed(extension.name, signal);
+        return keep(current);
+      }
       // The same bundle in another revision still active (the installed one's record stood in for
       // a pull while a newer revision of that bundle rolls out, say, or a takeover of upstream's
       // revisions whose objects it rendered a little otherwise): no new revision, the newest goes on.
@@ -226,18 +233,35 @@ export function createBoxcutterApplier(ports: BoxcutterApplierPorts): Applier {
       );
       if (sameBundle(current) && heldElsewhere) return keep(current);
     }
-    const release = await createRevision(owner, desired, sets, signal);
-    return { release, changed: true, repaired: [], rollout: rolloutOf(await listRevisions(client, extension.name, signal), generation) };
+    let release: Release;
+    try {
+      release = await createRevision(owner, desired, sets, signal);
+    } finally {
+      // Whatever of it was written, the revisions changed: the reads after it list them again.
+      lists.changed(extension.name, signal);
+    }
+    return { release, changed: true, repaired: [], rollout: rolloutOf(await lists.list(extension.name, signal), generation) };
   };
 
   return {
     authorize,
     apply,
     rollback: (request, desired) => apply(request, desired),
-    migrate: (owner, signal) =>
-      ports.helmReleases === undefined ? Promise.resolve('none') : migrateFromReleases({ client, releases: ports.helmReleases }, owner, signal),
+    migrate: async (owner, signal) => {
+      if (ports.helmReleases === undefined) return 'none';
+      let outcome;
+      try {
+        outcome = await migrateFromReleases({ client, releases: ports.helmReleases, list: (name, s) => lists.list(name, s) }, owner, signal);
+      } catch (err) {
+        // It may have written revision 1: the reads after it list again.
+        lists.changed(owner.name, signal);
+        throw err;
+      }
+      if (outcome !== 'none') lists.changed(owner.name, signal);
+      return outcome;
+    },
     uninstall: uninstallWith(deleteRevisions(client, { systemNamespace, settled: ports.settled }), true),
     conflicts: () => undefined,
-    deployed: async (name, signal) => deployedSummary(await listRevisions(client, name, signal)),
+    deployed: async (name, signal) => deployedSummary(await lists.list(name, signal)),
   };
 }

@@ -62,6 +62,8 @@ interface MigrationPorts {
   client: KubeClient;
   /** The Helm-like records (read only). */
   releases: Pick<ReleaseStore, 'history'>;
+  /** Lists the extension's revisions (default: store.ts `listRevisions` with `client`; the reconcile's shared lists, lists.ts). */
+  list?: (name: string, signal?: AbortSignal) => Promise<ObjectSetManifest[]>;
   now?: () => Date;
 }
 
@@ -74,7 +76,7 @@ type MigrationOutcome = 'none' | 'created' | 'marked';
  */
 export async function migrateFromReleases(ports: MigrationPorts, owner: RevisionOwner, signal?: AbortSignal): Promise<MigrationOutcome> {
   const { client } = ports;
-  const sets = await listRevisions(client, owner.name, signal);
+  const sets = await (ports.list ?? ((name, s) => listRevisions(client, name, s)))(owner.name, signal);
   let history: readonly Release[] = [];
   if (sets.length === 0) history = await ports.releases.history(owner.name, signal === undefined ? {} : { signal });
   const plan = planMigration(owner, sets, () => history);

@@ -22,7 +22,7 @@ import { isAlreadyExists, type KubeClient, type KubeObject, type OwnerReference 
 import { CLUSTER_OBJECT_SET, OWNER_NAME_LABEL } from '../../../shared/api/index.ts';
 import { goJsonMarshal } from '../../bundle/index.ts';
 import { errorMessage } from '../../../shared/errors/index.ts';
-import { readRefObject } from '../../objectset/index.ts';
+import { readRefObject, readingOnce } from '../../objectset/index.ts';
 
 /** Most bytes of data one Secret is filled with before another is started (upstream's 900 KiB). */
 export const MAX_SECRET_DATA_SIZE = 900 * 1024;
@@ -234,15 +234,7 @@ export async function resolveRefs(
   signal?: AbortSignal,
   systemNamespace = '',
 ): Promise<KubeObject[][]> {
-  // Each Secret read once.
-  const secrets = new Map<string, Promise<KubeObject>>();
-  const once: Pick<KubeClient, 'get'> = {
-    get: <T extends KubeObject>(r: Parameters<KubeClient['get']>[0]) => {
-      const at = `${r.namespace ?? ''}/${r.name}`;
-      if (!secrets.has(at)) secrets.set(at, client.get(r, opts(signal)));
-      return secrets.get(at) as Promise<T>;
-    },
-  };
+  const once = readingOnce(client, signal);
   const namespaceOf = (ref: ObjectSourceRef): string => (ref.namespace === undefined || ref.namespace === '' ? systemNamespace : ref.namespace);
   const out: KubeObject[][] = [];
   for (const phase of phases) {

@@ -24,6 +24,7 @@ import { isNotFound, type KubeClient, type KubeObject } from '../../../shared/ku
 import type { Release, ReleaseStore } from '../../release/index.ts';
 import { ownerSelector } from '../objects.ts';
 import type { RevisionRecords } from '../port.ts';
+import { RevisionLists } from './lists.ts';
 import { sortRevisions, type ObjectSetManifest } from './revision.ts';
 import { resolveRefs } from './secrets.ts';
 import { deployedSummary, releaseOf } from './status.ts';
@@ -142,6 +143,8 @@ interface ObjectSetReleasesOptions {
   systemNamespace?: string;
   /** The memory port's budget the kept objects are counted in (see RevisionObjects); none: bounded by `cacheBytes` alone. */
   budget?: CacheBudget;
+  /** The lists of revisions a reconcile's reads share (lists.ts), with the applier's; none: shared among these reads only. */
+  lists?: RevisionLists;
 }
 
 /**
@@ -152,9 +155,10 @@ interface ObjectSetReleasesOptions {
 export function createObjectSetReleases(client: KubeClient, options: ObjectSetReleasesOptions = {}): RevisionRecords {
   const objects = new RevisionObjects(options.cacheBytes ?? REVISION_OBJECTS_CACHE_BYTES, options.budget);
   const systemNamespace = options.systemNamespace ?? '';
+  const lists = options.lists ?? new RevisionLists((name, signal) => listRevisions(client, name, signal));
   return {
     async history(extension, options = {}) {
-      const sets = await listRevisions(client, extension, options.signal);
+      const sets = await lists.list(extension, options.signal);
       const out: Release[] = [];
       for (const set of [...sets].reverse()) {
         let found: KubeObject[];
@@ -171,7 +175,7 @@ export function createObjectSetReleases(client: KubeClient, options: ObjectSetRe
       return out;
     },
     async deployed(extension, signal) {
-      return deployedSummary(await listRevisions(client, extension, signal));
+      return deployedSummary(await lists.list(extension, signal));
     },
     async list(signal) {
       const { items } = await client.listAll(TYPE, {
