@@ -75,6 +75,13 @@ export interface StartControlPlaneOptions {
   /** Extra kube-apiserver flags (`--feature-gates=...`), appended last. */
   apiServerExtraArgs?: readonly string[];
   /**
+   * A structured AuthenticationConfiguration (apiserver.config.k8s.io; e.g. a JWT authenticator
+   * for an OpenID Connect issuer), written to the control plane's directory and passed as
+   * `--authentication-config`; the static tokens, client certificates and ServiceAccount tokens
+   * still authenticate.
+   */
+  authenticationConfig?: object;
+  /**
    * Also run kube-controller-manager (CONTROLLER_MANAGER_CONTROLLERS), across restartApiServer
    * too (default false: tests against the bare API server assume no garbage collection).
    */
@@ -137,6 +144,12 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
     etcd = etcdStarted.process;
     const endpoint: KubeEndpoint = { server: '', caPem: pki.ca.certPem };
     const admin: KubeAuth = { certPem: pki.admin.certPem, keyPem: pki.admin.keyPem };
+    const extraArgs = [...(options.apiServerExtraArgs ?? [])];
+    if (options.authenticationConfig !== undefined) {
+      const path = join(dir, 'authentication-config.json');
+      await writeFile(path, JSON.stringify(options.authenticationConfig, null, 2));
+      extraArgs.unshift(`--authentication-config=${path}`);
+    }
     let args: string[] = [];
     const launch = async (): Promise<void> => {
       apiServer = await startServer(
@@ -155,7 +168,7 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
         tokenAuthPath: pki.tokenAuthPath,
         serviceAccountPublicKeyPath: pki.serviceAccountKeys.publicKeyPath,
         serviceAccountPrivateKeyPath: pki.serviceAccountKeys.privateKeyPath,
-        extraArgs: options.apiServerExtraArgs ?? [],
+        extraArgs,
         ...(prepared !== undefined && kubeletClient !== undefined
           ? {
               node: {
