@@ -272,7 +272,7 @@ describe('olmv1 console: the day-one workflow against the real stack', () => {
     await expect.poll(() => page.url()).toBe(`${origin}/#/install/${CATALOG}/${PKG}`);
     await expect.poll(() => page.locator('#install-name').count(), { timeout: 30_000 }).toBe(1);
     await page.locator('#install-name').fill(NAME);
-    await page.getByLabel('Namespace').fill(NAMESPACE);
+    await page.getByLabel(/^Namespace/).fill(NAMESPACE);
     await page.getByLabel('Channel').selectOption('stable');
     await page.getByLabel('Update policy').selectOption('Manual');
     await page.getByRole('button', { name: 'Preview' }).click();

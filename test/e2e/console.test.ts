@@ -1147,9 +1147,9 @@ describe('olmv1 console: the install form', () => {
     await page.goto(`${origin}/#/package/${CATALOGS.install}/${INSTALL_PKG}`);
     await page.getByRole('link', { name: 'Install…' }).click();
     await expect.poll(() => page.url()).toBe(`${origin}/#/install/${CATALOGS.install}/${INSTALL_PKG}`);
-    await expect.poll(() => page.getByLabel('Namespace').count(), { timeout: 15_000 }).toBe(1);
+    await expect.poll(() => page.getByLabel(/^Namespace/).count(), { timeout: 15_000 }).toBe(1);
     // By keyboard: the namespace field, a channel, the update policy, then Enter previews.
-    await page.getByLabel('Namespace').fill(namespace);
+    await page.getByLabel(/^Namespace/).fill(namespace);
     await page.getByLabel('Channel').selectOption('stable');
     await page.getByLabel('Update policy').selectOption('Manual');
     // The version range is behind the Advanced disclosure (issue 71).
@@ -1213,7 +1213,7 @@ describe('olmv1 console: the install form', () => {
       await page.goto(`${new URL(started.url).origin}/#/install/${CATALOGS.install}/${INSTALL_PKG}`);
       await expect.poll(() => page.locator('#install-name').count(), { timeout: 15_000 }).toBe(1);
       await page.locator('#install-name').fill(other);
-      await page.getByLabel('Namespace').fill(other);
+      await page.getByLabel(/^Namespace/).fill(other);
       await page.getByRole('button', { name: 'Preview' }).click();
       await expect.poll(() => page.locator('[data-install-yaml]').count(), { timeout: 60_000 }).toBe(1);
       await page.getByRole('button', { name: 'Install', exact: true }).click();
@@ -1955,7 +1955,7 @@ describe("olmv1 console: issue 71's bugs", () => {
     const w = await open(own?.url);
     const { page } = w;
     await page.goto(`${new URL(own?.url ?? '').origin}/#/install/${TWIN.a}/${twin}`);
-    await expect.poll(() => page.getByLabel('Namespace').count(), { timeout: 15_000 }).toBe(1);
+    await expect.poll(() => page.getByLabel(/^Namespace/).count(), { timeout: 15_000 }).toBe(1);
     const advanced = page.getByRole('button', { name: /^Advanced/ });
     expect(await advanced.getAttribute('aria-expanded')).toBe('false');
     expect(await page.getByLabel('Upgrade constraint policy').isVisible()).toBe(false);

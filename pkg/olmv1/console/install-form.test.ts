@@ -25,6 +25,7 @@ describe('install form', () => {
       catalog: 'cat',
       existingServiceAccount: false,
       dryRun: true,
+      withDependencies: false,
       wait: false,
     });
     const any = installRequest({ ...parsed.form, channel: '', version: '' }, false);
@@ -53,8 +54,25 @@ describe('install form', () => {
       { catalog: '' },
       { serviceAccount: '--authfile=/x' },
       { serviceAccount: 'Ops' },
+      { installMode: 'MultiNamespace' },
     ])
       expect(parseInstallForm({ ...base, ...bad }).ok, JSON.stringify(bad)).toBe(false);
     expect(parseInstallForm(null).ok).toBe(false);
+  });
+
+  it("writes the install mode as upstream's watchNamespace (none for AllNamespaces) and asks for the dependencies as --with-dependencies does", () => {
+    const watch = (more: object) => {
+      const parsed = parseInstallForm({ ...base, ...more });
+      if (!parsed.ok) throw new Error(parsed.error);
+      return installRequest(parsed.form, true);
+    };
+    expect(watch({}).extension.watchNamespace).toBeUndefined();
+    expect(watch({ installMode: 'AllNamespaces', watchNamespace: 'x' }).extension.watchNamespace).toBeUndefined();
+    expect(watch({ installMode: 'OwnNamespace' }).extension.watchNamespace).toBe('pkg-ns');
+    expect(watch({ installMode: 'SingleNamespace', watchNamespace: ' team-a ' }).extension.watchNamespace).toBe('team-a');
+    // What upstream's configuration schema refuses is left to it (the install service renders with it): its words, not the form's.
+    expect(watch({ installMode: 'SingleNamespace', watchNamespace: '' }).extension.watchNamespace).toBe('');
+    expect(watch({ withDependencies: true }).withDependencies).toBe(true);
+    expect(watch({ withDependencies: 'yes' }).withDependencies).toBe(false);
   });
 });

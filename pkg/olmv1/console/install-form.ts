@@ -9,6 +9,13 @@ import type { InstallRequest } from '../install/index.ts';
 export const UPDATE_POLICIES = ['Automatic', 'AutomaticPatch', 'Manual'] as const;
 /** The upgrade constraint policies `olmv1 install --upgrade-constraint-policy` takes. */
 export const UPGRADE_CONSTRAINT_POLICIES = ['CatalogProvided', 'SelfCertified'] as const;
+/**
+ * The install modes the form offers (a CSV's `installModes`): AllNamespaces writes no
+ * configuration, OwnNamespace the install namespace as `watchNamespace`, SingleNamespace the
+ * namespace named (upstream's `spec.config.inline.watchNamespace`). MultiNamespace is not one: a
+ * ClusterExtension names one watch namespace.
+ */
+export const INSTALL_MODES = ['AllNamespaces', 'OwnNamespace', 'SingleNamespace'] as const;
 
 /** What the form sends. */
 export interface InstallForm {
@@ -25,6 +32,11 @@ export interface InstallForm {
   updatePolicy: (typeof UPDATE_POLICIES)[number];
   /** The installer: '' for a new least-privilege ServiceAccount NAME-installer, else an existing ServiceAccount of the namespace (`--service-account`). */
   serviceAccount: string;
+  installMode: (typeof INSTALL_MODES)[number];
+  /** SingleNamespace's watch namespace (`--watch-namespace`); upstream's configuration schema checks it. */
+  watchNamespace: string;
+  /** Install what the bundle's dependencies need first (`--with-dependencies`). */
+  withDependencies: boolean;
 }
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -44,6 +56,9 @@ export function parseInstallForm(body: unknown): { ok: true; form: InstallForm }
     upgradeConstraintPolicy: str('upgradeConstraintPolicy') || 'CatalogProvided',
     updatePolicy: str('updatePolicy') || 'Automatic',
     serviceAccount: str('serviceAccount'),
+    installMode: str('installMode') || 'AllNamespaces',
+    watchNamespace: str('watchNamespace'),
+    withDependencies: b['withDependencies'] === true,
   };
   if (form.catalog === '' || form.package === '') return { ok: false, error: 'a catalog and a package are required' };
   if (form.name.length > 253 || !DNS_SUBDOMAIN.test(form.name))
@@ -62,12 +77,16 @@ export function parseInstallForm(body: unknown): { ok: true; form: InstallForm }
     return { ok: false, error: `upgrade constraint policy: one of ${UPGRADE_CONSTRAINT_POLICIES.join(', ')}` };
   const updatePolicy = UPDATE_POLICIES.find((p) => p === form.updatePolicy);
   if (updatePolicy === undefined) return { ok: false, error: `update policy: one of ${UPDATE_POLICIES.join(', ')}` };
-  return { ok: true, form: { ...form, upgradeConstraintPolicy, updatePolicy } };
+  const installMode = INSTALL_MODES.find((m) => m === form.installMode);
+  if (installMode === undefined) return { ok: false, error: `install mode: one of ${INSTALL_MODES.join(', ')}` };
+  if (form.watchNamespace.length > 253) return { ok: false, error: 'the watch namespace is too long' };
+  return { ok: true, form: { ...form, upgradeConstraintPolicy, updatePolicy, installMode } };
 }
 
 /**
  * The install service's request for `form`, as `olmv1 install --catalog C ...` makes it: a dry
- * run computes the objects, a real one returns once they are created (no wait).
+ * run computes the objects (and, with dependencies, lists those it would install first), a real
+ * one returns once they are created (no wait; dependencies are waited for, as the command waits).
  */
 export function installRequest(form: InstallForm, dryRun: boolean): InstallRequest {
   return {
@@ -81,12 +100,20 @@ export function installRequest(form: InstallForm, dryRun: boolean): InstallReque
       selector: { matchLabels: { [CATALOG_NAME_LABEL]: form.catalog } },
       upgradeConstraintPolicy: form.upgradeConstraintPolicy,
       crdUpgradeSafety: undefined,
-      watchNamespace: undefined,
+      watchNamespace: watchNamespace(form),
       updatePolicy: form.updatePolicy,
     },
     catalog: form.catalog,
     existingServiceAccount: form.serviceAccount !== '',
     dryRun,
+    withDependencies: form.withDependencies,
     wait: false,
   };
+}
+
+/** The `watchNamespace` the install mode writes (`--watch-namespace`), none for AllNamespaces. */
+function watchNamespace(form: InstallForm): string | undefined {
+  if (form.installMode === 'OwnNamespace') return form.namespace;
+  if (form.installMode === 'SingleNamespace') return form.watchNamespace;
+  return undefined;
 }

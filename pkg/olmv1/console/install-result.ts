@@ -1,7 +1,7 @@
 /**
  * The install service's outcome as the console answers it (pure): the objects as data (and as
  * YAML for the preview and its download), what was done with each, the resolved bundle, and the
- * installer RBAC's warnings.
+ * installer RBAC's warnings, and for a preview with dependencies the dependencies Install installs first.
  */
 import { formatEscalationWarning, objectsToYaml } from '../../operator-controller/render/index.ts';
 import { describeObject, type InstallResult } from '../install/index.ts';
@@ -22,6 +22,13 @@ export function installAnswer(r: InstallResult) {
     warnings: r.warnings,
     escalations: r.escalations,
     yaml: r.dryRun ? objectsToYaml(r.objects) : '',
+    /** A preview with dependencies: what Install installs first, each as its own ClusterExtension. */
+    dependencies: (r.plannedDependencies ?? []).map((d) => ({
+      requirement: d.requirement,
+      packageName: d.provider.packageName,
+      version: d.provider.version,
+      catalog: d.provider.catalog,
+    })),
     log: `${log.join('\n')}\n`,
   };
 }

@@ -2,7 +2,8 @@
  * The install service's dependencies (`olmv1 install --with-dependencies`): one unmet requirement at a time (checked as the controller
  * checks them, decision 0104), installs the provider the selected catalogs prefer as its own
  * ClusterExtension (its own requirements first), then checks again. A requirement no selected
- * catalog provides is refused; when that is the first one, nothing was written.
+ * catalog provides is refused; when that is the first one, nothing was written. A dry run lists
+ * instead what would be installed first (planDependencies).
  */
 import type { Bundle } from '../../shared/fbc/index.ts';
 import { unmetProviders, type CatalogSource } from '../../operator-controller/dependencyview/index.ts';
@@ -57,5 +58,46 @@ export async function installDependencies(d: DependencyInstall): Promise<number>
     installing.add(provider.packageName);
     d.onEvent?.({ type: 'dependency', extension: d.self, index: count, provider, requirement: unmet.description });
     await d.installOne(provider, installing);
+  }
+}
+
+/** A dependency a dry run of `--with-dependencies` found: the unmet requirement and the provider that would be installed for it. */
+export interface PlannedDependency {
+  requirement: string;
+  provider: Provider;
+}
+
+/**
+ * What `installDependencies` would install first, writing nothing: each unmet requirement of
+ * `d.bundle`, in the order the controller checks them, with the provider the selected catalogs
+ * prefer (a provider's own dependencies are found when it is installed).
+ * @throws InstallRefused as installDependencies refuses.
+ */
+export async function planDependencies(d: Omit<DependencyInstall, 'installOne' | 'onEvent'>): Promise<PlannedDependency[]> {
+  const { check, unread, items } = await d.catalogs.dependencyCheck(d.source, d.self, d.inputs);
+  if (items === undefined) throw new InstallRefused(`cannot install dependencies: cannot read ${unread.join(' or ')}`);
+  const planned: PlannedDependency[] = [];
+  const chosen = new Set(d.installing);
+  let bundle = d.bundle;
+  for (;;) {
+    const text = check?.check(bundle);
+    if (text === undefined) return planned;
+    const unmet = check?.unmet.get(text);
+    if (unmet === undefined) throw new InstallRefused(text);
+    const providers = await unmetProviders(d.source, d.selector, unmet);
+    // A package already planned that provides it meets this one too; otherwise its preferred provider is installed.
+    if (!providers.some((p) => planned.some((x) => x.provider.packageName === p.packageName))) {
+      const provider = providers.find((p) => !chosen.has(p.packageName));
+      if (provider === undefined) {
+        const why = providers.length === 0 ? 'no selected catalog provides it' : 'its providers are already being installed and do not meet it';
+        throw new InstallRefused(`nothing installed: ${text}; ${why}`);
+      }
+      if (planned.length >= MAX_DEPENDENCIES) throw new InstallRefused(`nothing installed: more than ${MAX_DEPENDENCIES} dependencies`);
+      planned.push({ requirement: unmet.description, provider });
+      chosen.add(provider.packageName);
+    }
+    // The next requirement: this one counted as met (a new object, so the checker parses it afresh; indexes kept for its messages).
+    const met = unmet.requirement.index;
+    bundle = { ...bundle, properties: bundle.properties.map((p, i) => (i === met ? { type: 'olmv1.planned', value: null } : p)) };
   }
 }

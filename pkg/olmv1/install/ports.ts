@@ -10,6 +10,7 @@ import type { EscalationWarning } from '../../operator-controller/render/index.t
 import type { LabelSelector, ResolveInput, resolve } from '../../operator-controller/resolve/index.ts';
 import type { Result } from '../../shared/errors/index.ts';
 import type { KubeClient, KubeObject } from '../../shared/kube/index.ts';
+import type { PlannedDependency } from './dependencies.ts';
 import type { catalogSource } from './objects.ts';
 
 /** The cluster's catalogs, read as the user, as operator-controller resolves a new extension. */
@@ -86,6 +87,8 @@ export interface InstallResult {
   escalations: EscalationWarning[];
   /** How many dependencies were installed first. */
   dependencies: number;
+  /** A dry run with withDependencies: what would be installed first, each as its own ClusterExtension. */
+  plannedDependencies?: PlannedDependency[];
   /** True once operator-controller reported it Installed (false without waiting, and for a dry run). */
   installed: boolean;
   dryRun: boolean;

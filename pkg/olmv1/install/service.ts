@@ -4,7 +4,8 @@
  * ServiceAccount, which is checked first) and writes the labelled objects of objects.ts
  * (write.ts: each first tried with a server-side dry run, what an interrupted run of the same
  * install left used or updated); then waits for Installed. All as the user of `ports.client`;
- * refusals are values, progress goes to `ports.onEvent`. The command and the console call it.
+ * refusals are values, progress goes to `ports.onEvent`. The command and the console call it. A
+ * dry run with withDependencies writes nothing either: it lists the dependencies it would install.
  */
 import { CLUSTER_CATALOG } from '../../shared/api/index.ts';
 import { err, errorMessage, ok, type Result } from '../../shared/errors/index.ts';
@@ -12,7 +13,7 @@ import { isNotFound, type KubeObject } from '../../shared/kube/index.ts';
 import type { Provider } from '../../operator-controller/dependencies/index.ts';
 import { render, type CertProviderName } from '../../operator-controller/render/index.ts';
 import { metadataFor, resolve } from '../../operator-controller/resolve/index.ts';
-import { installDependencies } from './dependencies.ts';
+import { installDependencies, planDependencies, type PlannedDependency } from './dependencies.ts';
 import { catalogSource, installObjects, type ExtensionRequest } from './objects.ts';
 import type { InstallPorts, InstallResult } from './ports.ts';
 import { installerRbac, installRenderOptions } from './rbac.ts';
@@ -107,7 +108,19 @@ async function install(ports: InstallPorts, r: InstallRequest, installing: Reado
   const { bundle: picked, versionRelease, catalog } = resolved.value;
   const bundle = { name: picked.name, version: metadataFor(picked.name, versionRelease).version, image: picked.image, catalog };
   let dependencies = 0;
-  if (r.withDependencies === true && input.ok) {
+  let planned: PlannedDependency[] | undefined;
+  if (r.withDependencies === true && r.dryRun === true && input.ok) {
+    const source = await catalogs.source();
+    planned = await planDependencies({
+      catalogs,
+      source,
+      selector: src.selector,
+      self: req.name,
+      bundle: picked,
+      inputs: input.value.catalogs,
+      installing,
+    });
+  } else if (r.withDependencies === true && input.ok) {
     const installOne = async (p: Provider, installing: ReadonlySet<string>) => {
       const result = await install(ports, dependencyRequest(r, p), installing);
       onEvent?.({ type: 'dependency-installed', result });
@@ -158,6 +171,7 @@ async function install(ports: InstallPorts, r: InstallRequest, installing: Reado
     warnings: rbac.warnings,
     escalations: rbac.escalations,
     dependencies,
+    ...(planned === undefined ? {} : { plannedDependencies: planned }),
     installed: false,
     dryRun: r.dryRun === true,
   };

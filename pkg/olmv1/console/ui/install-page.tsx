@@ -5,7 +5,8 @@
  * ServiceAccount chosen as the installer, `--service-account`: the ClusterExtension only), which
  * "Download" saves as NAME.yaml (a Blob URL on an `<a download>`: no CSP directive governs a
  * download, so the CSP stays as it is); "Install" creates them and goes to the extension's page,
- * which follows it until Installed.
+ * which follows it until Installed. The namespace, install mode and dependencies choices are
+ * install-options.tsx; a preview with dependencies lists those Install installs first.
  */
 import { useEffect, useState } from 'react';
 import {
@@ -33,7 +34,19 @@ import {
 import type { InstallForm } from '../install-form.ts';
 import { UPDATE_POLICIES, UPGRADE_CONSTRAINT_POLICIES } from '../install-form.ts';
 import { extensionHref, getJson, packageHref, postJson, type Detail } from './api.ts';
+import { acknowledgementMissing, CommunityWarning } from './source-badge.tsx';
 import { EquivalentCommand } from './equivalent-command.tsx';
+import { DependenciesChoice, InstallModeChoice, NamespaceChoice, offeredModes } from './install-options.tsx';
+import { Table } from './table.tsx';
+
+/** What `/api/install` answers (install-result.ts). */
+interface InstallAnswer {
+  yaml: string;
+  log: string;
+  name: string;
+  objects: { kind: string; metadata: { name?: string } }[];
+  dependencies: { requirement: string; packageName: string; version: string; catalog: string }[];
+}
 
 const UPDATE_POLICY_HELP: Record<InstallForm['updatePolicy'], string> = {
   Automatic: 'every upgrade the catalog offers is applied',
@@ -55,34 +68,50 @@ export function InstallPage({ catalog, name }: { catalog: string; name: string }
     upgradeConstraintPolicy: 'CatalogProvided',
     updatePolicy: 'Automatic',
     serviceAccount: '',
+    installMode: 'AllNamespaces',
+    watchNamespace: '',
+    withDependencies: false,
   });
+  const [suggested, setSuggested] = useState(false);
   // The installer: a new least-privilege ServiceAccount (false), or the existing one named in form.serviceAccount.
   const [existing, setExisting] = useState(false);
   const [advanced, setAdvanced] = useState(false);
-  const [yaml, setYaml] = useState<string | undefined>();
+  const [acknowledged, setAcknowledged] = useState(false);
+  const [preview, setPreview] = useState<InstallAnswer | undefined>();
+  const yaml = preview?.yaml;
   const [log, setLog] = useState('');
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState<'preview' | 'install' | undefined>();
   useEffect(() => {
     const ac = new AbortController();
-    getJson<Detail>(`/api/packages/${encodeURIComponent(catalog)}/${encodeURIComponent(name)}`, ac.signal).then(setD, (e: unknown) =>
-      ac.signal.aborted ? undefined : setLoadError(String((e as Error).message)),
+    getJson<Detail>(`/api/packages/${encodeURIComponent(catalog)}/${encodeURIComponent(name)}`, ac.signal).then(
+      (detail) => {
+        setD(detail);
+        // As OperatorHub: the suggested namespace and the first install mode the bundle supports, preselected.
+        setSuggested(detail.suggestedNamespace !== '');
+        setForm((f) => ({
+          ...f,
+          namespace: detail.suggestedNamespace || f.namespace,
+          installMode: offeredModes(detail)[0] ?? f.installMode,
+        }));
+      },
+      (e: unknown) => (ac.signal.aborted ? undefined : setLoadError(String((e as Error).message))),
     );
     return () => ac.abort();
   }, [catalog, name]);
   const set = (patch: Partial<InstallForm>): void => {
     setForm((f) => ({ ...f, ...patch }));
-    setYaml(undefined);
+    setPreview(undefined);
   };
   const run = (dryRun: boolean): void => {
     setBusy(dryRun ? 'preview' : 'install');
     setError(undefined);
     const body = { ...form, serviceAccount: existing ? form.serviceAccount : '', dryRun };
-    postJson<{ yaml: string; log: string; name: string }>('/api/install', body).then(
+    postJson<InstallAnswer>('/api/install', body).then(
       (r) => {
         setBusy(undefined);
         setLog(r.log);
-        if (dryRun) setYaml(r.yaml);
+        if (dryRun) setPreview(r);
         else window.location.hash = extensionHref(r.name);
       },
       (e: unknown) => {
@@ -142,14 +171,8 @@ export function InstallPage({ catalog, name }: { catalog: string; name: string }
         <FormGroup label="Name" isRequired fieldId="install-name">
           <TextInput id="install-name" isRequired value={form.name} onChange={(_e, v) => set({ name: v })} />
         </FormGroup>
-        <FormGroup label="Namespace" isRequired fieldId="install-namespace">
-          <TextInput id="install-namespace" isRequired value={form.namespace} onChange={(_e, v) => set({ namespace: v })} />
-          <FormHelperText>
-            <HelperText>
-              <HelperTextItem>Created when it does not exist.</HelperTextItem>
-            </HelperText>
-          </FormHelperText>
-        </FormGroup>
+        <NamespaceChoice d={d} form={form} set={set} suggested={suggested} setSuggested={setSuggested} />
+        <InstallModeChoice d={d} form={form} set={set} />
         <FormGroup label="Channel" fieldId="install-channel">
           <FormSelect id="install-channel" value={form.channel} onChange={(_e, v) => set({ channel: v })}>
             <FormSelectOption value="" label={`any channel (default ${d.defaultChannel})`} />
@@ -197,7 +220,7 @@ export function InstallPage({ catalog, name }: { catalog: string; name: string }
             isChecked={existing}
             onChange={(_e, checked) => {
               setExisting(checked);
-              setYaml(undefined);
+              setPreview(undefined);
             }}
           />
         </FormGroup>
@@ -211,11 +234,13 @@ export function InstallPage({ catalog, name }: { catalog: string; name: string }
             </FormHelperText>
           </FormGroup>
         )}
+        <DependenciesChoice d={d} form={form} set={set} />
         {error !== undefined && (
           <Alert variant="danger" isInline title="olmv1 install refused" data-install-error="">
             <pre className="olmv1-log">{error}</pre>
           </Alert>
         )}
+        <CommunityWarning badge={d.badge} acknowledged={acknowledged} onChange={setAcknowledged} />
         <ActionGroup>
           <Button type="submit" variant={yaml === undefined ? 'primary' : 'secondary'} isDisabled={busy !== undefined} isLoading={busy === 'preview'}>
             Preview
@@ -223,7 +248,7 @@ export function InstallPage({ catalog, name }: { catalog: string; name: string }
           <Button
             variant="primary"
             onClick={() => run(false)}
-            isDisabled={yaml === undefined || busy !== undefined}
+            isDisabled={yaml === undefined || busy !== undefined || acknowledgementMissing(d.badge, acknowledged) !== undefined}
             isLoading={busy === 'install'}
             aria-describedby="install-why-disabled"
           >
@@ -232,7 +257,9 @@ export function InstallPage({ catalog, name }: { catalog: string; name: string }
         </ActionGroup>
         <HelperText id="install-why-disabled">
           <HelperTextItem>
-            {yaml === undefined ? 'Install is available after Preview: first see what it creates.' : 'Install creates what the preview shows.'}
+            {yaml === undefined
+              ? 'Install is available after Preview: first see what it creates.'
+              : (acknowledgementMissing(d.badge, acknowledged) ?? 'Install creates what the preview shows.')}
           </HelperTextItem>
         </HelperText>
       </Form>
@@ -241,8 +268,27 @@ export function InstallPage({ catalog, name }: { catalog: string; name: string }
           <Title headingLevel="h2" id="install-yaml-heading">
             What Install creates
           </Title>
+          {preview?.objects.some((o) => o.kind === 'Namespace') === true && (
+            <p data-install-creates-namespace="">
+              Namespace <code>{form.namespace}</code> does not exist: Install creates it.
+            </p>
+          )}
+          {form.withDependencies && (
+            <div data-install-dependencies="">
+              <Title headingLevel="h3">Installed first</Title>
+              {preview === undefined || preview.dependencies.length === 0 ? (
+                <p>No dependency is missing: nothing is installed first.</p>
+              ) : (
+                <Table
+                  label="Dependencies Install installs first"
+                  head={['Package', 'Version', 'Catalog', 'For']}
+                  rows={preview.dependencies.map((x) => [x.packageName, x.version, x.catalog, x.requirement])}
+                />
+              )}
+            </div>
+          )}
           <p>Keep them for GitOps.</p>
-          <EquivalentCommand command={`olmv1 install ${name} --dry-run -o yaml`} />
+          <EquivalentCommand command={installCommand(catalog, name, form)} />
           <CodeBlock
             actions={
               <Button variant="secondary" onClick={() => download(yaml)} data-install-download="">
@@ -257,4 +303,17 @@ export function InstallPage({ catalog, name }: { catalog: string; name: string }
       )}
     </PageSection>
   );
+}
+
+/** `olmv1 install` with the flags the form's choices amount to. */
+function installCommand(catalog: string, pkg: string, form: InstallForm): string {
+  const flags = [
+    ` --catalog ${catalog}`,
+    form.name === pkg ? '' : ` --name ${form.name}`,
+    ` --namespace ${form.namespace}`,
+    form.installMode === 'OwnNamespace' ? ` --watch-namespace ${form.namespace}` : '',
+    form.installMode === 'SingleNamespace' ? ` --watch-namespace ${form.watchNamespace}` : '',
+    form.withDependencies ? ' --with-dependencies' : ' --dry-run -o yaml',
+  ];
+  return `olmv1 install ${pkg}${flags.join('')}`;
 }
