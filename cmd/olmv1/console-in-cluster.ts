@@ -11,21 +11,33 @@ import pino from 'pino';
 import { createCatalogClient, createCatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
 import { parseClusterVersion, type ClusterMinor } from '../../pkg/operator-controller/gating/index.ts';
 import { ApiError, connect, loadKubeConfig, type ResolvedKubeConfig } from '../../pkg/shared/kube/index.ts';
-import { bearerSignIn, ensureBundle, startClusterConsole, type ReviewAnswer } from '../../pkg/olmv1/console/index.ts';
+import {
+  beginSignIn,
+  bearerSignIn,
+  discover,
+  ensureBundle,
+  oidcSignIn,
+  startClusterConsole,
+  type ReviewAnswer,
+} from '../../pkg/olmv1/console/index.ts';
 import { parseDuration } from '../shared/flags.ts';
 import { consoleSources, type ConsoleDeps } from './console.ts';
 import { signalExitCode, type CommandIO } from './io.ts';
+import { issuerFetch } from './oidc-fetch.ts';
 import { DEFAULT_SYSTEM_NAMESPACE } from './release.ts';
 import { CommandError, parseCommandLine, runCommand } from './render.ts';
 
 const USAGE = `Usage: olmv1 console --in-cluster --tls-cert FILE --tls-key FILE [--listen ADDR:PORT] [--idle-timeout DURATION]
        [--catalogd-ca-file FILE] [--system-namespace NS] [--cluster-version X.Y[.Z]] [--kubeconfig FILE]
+       [--oidc-issuer URL --oidc-client-id ID --oidc-redirect-url URL [--oidc-ca-file FILE]]
 
 Serves the web console in the cluster (config/console, the chart's console.enabled): over HTTPS,
 each user signs in with a bearer token (a ServiceAccount token, or any token the API server
 accepts), checked by a SelfSubjectReview made with it; every request of their session is made
 with that token, so their RBAC decides what they see and do. The console's own ServiceAccount
-needs no rights.
+needs no rights. With --oidc-issuer, users may also sign in at that OpenID Connect issuer: the ID
+token it issues is then their token, which the API server must accept (its JWT authenticator for
+the same issuer, with the client id as audience).
 
 Flags:
   --tls-cert FILE             serving certificate (PEM)
@@ -37,6 +49,10 @@ Flags:
   --cluster-version X.Y[.Z]   the cluster's version for the Cluster page and upgrade plans
   --kubeconfig FILE           take the API server's address and CA from this kubeconfig
                               instead of the Pod's (its user is not used)
+  --oidc-issuer URL           OpenID Connect issuer users may sign in at (authorization code with PKCE)
+  --oidc-client-id ID         the console's client id at the issuer (a public client)
+  --oidc-redirect-url URL     the console's callback as browsers reach it: https://HOST/signin/oidc/callback
+  --oidc-ca-file FILE         CA bundle the issuer's certificate chains to (default: the system's)
   -h, --help                  show this help
 
 Exit codes:
@@ -65,6 +81,10 @@ export async function runClusterConsole(args: string[], io: CommandIO, deps: Clu
       'system-namespace': { type: 'string' },
       'cluster-version': { type: 'string' },
       kubeconfig: { type: 'string' },
+      'oidc-issuer': { type: 'string' },
+      'oidc-client-id': { type: 'string' },
+      'oidc-redirect-url': { type: 'string' },
+      'oidc-ca-file': { type: 'string' },
     });
     if (positionals.length > 0) throw new CommandError(`unexpected argument ${JSON.stringify(positionals[0])}\n${USAGE}`, 2);
     const certFile = values['tls-cert'];
@@ -123,12 +143,14 @@ export async function runClusterConsole(args: string[], io: CommandIO, deps: Clu
         kube.close();
       }
     };
+    const oidc = await oidcOption(values);
     const assetsDir = await ensureBundle({ cacheDir: deps.cacheDir, lockFile: deps.lockFile });
     const running = await startClusterConsole({
       host: listen[1] ?? '0.0.0.0',
       port: Number(listen[2]),
       tls: { certPath: certFile, keyPath: keyFile },
       tokenSignIn: bearerSignIn(review),
+      ...(oidc === undefined ? {} : { oidc }),
       backend: async (session) => {
         const kube = await as(session.token);
         const made = consoleSources(
@@ -156,4 +178,40 @@ export async function runClusterConsole(args: string[], io: CommandIO, deps: Clu
     if (catalogClient !== deps.catalogClient) catalogClient.close();
     return signalExitCode(deps.signal.reason);
   });
+}
+
+/** The OpenID Connect sign-in of the flags, its issuer discovered; undefined without --oidc-issuer. */
+async function oidcOption(values: {
+  'oidc-issuer'?: string;
+  'oidc-client-id'?: string;
+  'oidc-redirect-url'?: string;
+  'oidc-ca-file'?: string;
+}): Promise<Parameters<typeof startClusterConsole>[0]['oidc']> {
+  const issuer = values['oidc-issuer'];
+  const clientId = values['oidc-client-id'];
+  const redirectUri = values['oidc-redirect-url'];
+  if (issuer === undefined) {
+    if (clientId !== undefined || redirectUri !== undefined || values['oidc-ca-file'] !== undefined)
+      throw new CommandError(`--oidc-client-id, --oidc-redirect-url and --oidc-ca-file need --oidc-issuer\n${USAGE}`, 2);
+    return undefined;
+  }
+  if (clientId === undefined || redirectUri === undefined)
+    throw new CommandError(`--oidc-issuer needs --oidc-client-id and --oidc-redirect-url\n${USAGE}`, 2);
+  if (!issuer.startsWith('https://') || !redirectUri.startsWith('https://'))
+    throw new CommandError(`--oidc-issuer and --oidc-redirect-url must be https URLs\n${USAGE}`, 2);
+  const caFile = values['oidc-ca-file'];
+  let fetchJson;
+  let provider;
+  try {
+    fetchJson = issuerFetch(caFile === undefined ? undefined : readFileSync(caFile, 'utf8'));
+    provider = await discover(issuer, fetchJson, AbortSignal.timeout(30_000));
+  } catch (e) {
+    throw new CommandError(`cannot start the console: ${(e as Error).message}`, 1);
+  }
+  const client = { clientId, redirectUri };
+  const random = (): string => randomBytes(32).toString('base64url');
+  return {
+    begin: () => beginSignIn(provider, client, random, Date.now()),
+    signIn: oidcSignIn(provider, client, { fetchJson, now: () => Date.now() }),
+  };
 }

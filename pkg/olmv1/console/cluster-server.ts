@@ -134,7 +134,11 @@ export async function startClusterConsole(o: ClusterConsoleOptions): Promise<Run
     const { session, setCookie } = sessions.open(r.value);
     o.log.info({ user: session.user.username, method: oidc.signIn.method }, 'console session opened');
     res.setHeader('set-cookie', [setCookie, `${OIDC_COOKIE}=; HttpOnly; Secure; SameSite=Lax; Path=/; Max-Age=0`]);
-    return redirect(res, `/#${PAGE_KEY_FRAGMENT}=${session.pageKey}`);
+    // Not a redirect: this answer ends a navigation that came from the issuer's site, and a
+    // redirect would carry that cross-site chain on, where the SameSite=Strict session cookie is
+    // not sent (the console would ask to sign in again). A navigation the console's own page
+    // starts is same-site.
+    return html(res, 200, signedInPage(`/#${PAGE_KEY_FRAGMENT}=${session.pageKey}`));
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -275,6 +279,17 @@ function signInPage(method: string, error?: string, oidc = false): string {
 <p><button class="pf-v6-c-button pf-m-primary" type="submit"><span class="pf-v6-c-button__text">Sign in</span></button></p>
 </form>
 ${TAIL}`;
+}
+
+/** The end of an OpenID Connect sign-in: the console's page opened from the console's own origin. */
+function signedInPage(location: string): string {
+  const to = escapeHtml(location);
+  return (
+    HEAD.replace('</head>', `<meta http-equiv="refresh" content="0; url=${to}">\n</head>`).replace(
+      '<title>OLM v1 console: sign in</title>',
+      '<title>OLM v1 console: signed in</title>',
+    ) + `<p>Signed in. <a href="${to}">Open the console</a>.</p>\n${TAIL}`
+  );
 }
 
 /** The sign-out page: who is signed in, and a form carrying the session's CSRF token. */
