@@ -264,7 +264,7 @@ describe('ClusterExtension reconciler under the BoxcutterRuntime (assembled step
     expect(h.events).toHaveLength(1);
   });
 
-  it("lists the extension's revisions once a reconcile, and once more after it wrote one (issue 74)", async () => {
+  it("lists the extension's revisions once a reconcile, and once more after it wrote one; its Secrets' owners looked at once (issue 74)", async () => {
     const h = harness(['1.0.0']);
     await h.reconcile();
     await h.reconcile();
@@ -274,6 +274,8 @@ describe('ClusterExtension reconciler under the BoxcutterRuntime (assembled step
     let from = h.own.calls.length;
     await expect(h.reconcile()).resolves.toEqual({});
     expect(lists(from)).toHaveLength(1);
+    // Its Secrets were given their owner when it was made: not listed again by this process.
+    expect(h.own.calls.slice(from).filter((c) => c.includes('Secret'))).toEqual([]);
 
     // An upgrade: listed before revision 2 is written and after, not by every read.
     h.catalog.versions = ['1.0.0', '1.1.0'];

@@ -34,6 +34,7 @@ import {
   type ObjectSetClient,
   type ObjectSetState,
 } from './steps.ts';
+import { AppliedObjects } from './applied.ts';
 import { RevisionObjectWatches } from './watches.ts';
 import type { WriterFor } from './writer.ts';
 import { parseWithOwners } from './authority.ts';
@@ -65,6 +66,8 @@ interface ObjectSetReconcilerOptions {
 
 /** The ClusterObjectSet reconciler: its steps, in order, over the parsed object. */
 export function clusterObjectSetReconciler(p: ObjectSetPorts, o: ObjectSetReconcilerOptions = {}): StepReconciler<ClusterObjectSet, ObjectSetState> {
+  // What this controller applied: a reconcile sends no apply that would change nothing (applied.ts).
+  const applied = new AppliedObjects();
   return new StepReconciler<ClusterObjectSet, ObjectSetState>({
     client: p.client,
     type: { apiVersion: CLUSTER_OBJECT_SET.apiVersion, kind: CLUSTER_OBJECT_SET.kind },
@@ -78,7 +81,7 @@ export function clusterObjectSetReconciler(p: ObjectSetPorts, o: ObjectSetReconc
       loadStep({ client: p.client, ...(p.systemNamespace === undefined ? {} : { systemNamespace: p.systemNamespace }) }),
       archiveStep(),
       ...(p.watches === undefined ? [] : [watchStep({ watches: p.watches })]),
-      rolloutStep({ client: p.client, ...(o.probeRequeueMs === undefined ? {} : { probeRequeueMs: o.probeRequeueMs }) }),
+      rolloutStep({ client: p.client, applied, ...(o.probeRequeueMs === undefined ? {} : { probeRequeueMs: o.probeRequeueMs }) }),
       ...(p.watches === undefined ? [] : [watchStep({ watches: p.watches }, 'rewatch')]),
     ],
     ...(o.registry === undefined ? {} : { stepTimer: stepDurationTimer(o.registry, OBJECT_SET_CONTROLLER_NAME) }),

@@ -27,6 +27,7 @@ import {
   type ObjectAction,
 } from './ownership.ts';
 import { upgradeManagedFieldsPatch } from './managed-fields.ts';
+import type { AppliedObjects } from './applied.ts';
 import { progressProbe, type ProbeResult } from './probes.ts';
 import { systemObjectReason, systemObjectRefusal } from './preflight.ts';
 import type { LoadedPhase } from './sources.ts';
@@ -87,6 +88,8 @@ interface RolloutInput {
   /** Uids of the other active revisions of the same extension. */
   siblings: ReadonlySet<string>;
   signal?: AbortSignal;
+  /** What earlier reconciles applied (applied.ts): an apply that could change nothing is not sent. None: every apply is sent. */
+  applied?: AppliedObjects;
 }
 
 function refOf(obj: KubeObject): { apiVersion: string; kind: string; name: string; namespace?: string } {
@@ -129,6 +132,8 @@ async function reconcileObject(
   protection: CollisionProtection,
 ): Promise<ObjectOutcome> {
   const { cos, probes, signal } = input;
+  // What was applied is remembered per revision: one without a uid (never stored) remembers nothing.
+  const memory = cos.metadata.uid === undefined ? undefined : input.applied;
   const owner = controllerReference(cos);
   const revision = cos.spec.revision;
   const actual = await getOrUndefined(client, manifest, signal);
@@ -143,6 +148,7 @@ async function reconcileObject(
     } catch (err) {
       throw new Error(`creating resource: ${errorMessage(err)}`, { cause: err });
     }
+    memory?.record(cos.metadata.uid ?? '', desired, created);
     return { object: created, action: 'created', probe: progressProbe(probes, created) };
   }
   const { situation, controller } = controlSituation(actual, owner, input.siblings);
@@ -157,6 +163,10 @@ async function reconcileObject(
   }
   if (action === 'progressed') return { object: actual, action, probe: progressProbe(probes, actual) };
   const desired = desiredObject(cos, manifest, action === 'adopt' ? actual : undefined);
+  // Ours and untouched since our apply of this very object: applying it again would change nothing.
+  if (action === 'apply' && memory?.unchanged(cos.metadata.uid ?? '', desired, actual) === true) {
+    return { object: actual, action, probe: progressProbe(probes, actual) };
+  }
   // The live resourceVersion makes the apply conditional: nothing changed since it was judged.
   const resourceVersion = await migrateToApply(client, actual, signal);
   if (resourceVersion !== undefined) desired.metadata.resourceVersion = resourceVersion;
@@ -166,6 +176,7 @@ async function reconcileObject(
   } catch (err) {
     throw new Error(`${action === 'adopt' ? 'patching (owner change)' : 'patching'}: ${errorMessage(err)}`, { cause: err });
   }
+  memory?.record(cos.metadata.uid ?? '', desired, applied);
   return { object: applied, action, probe: progressProbe(probes, applied) };
 }
 

@@ -208,6 +208,33 @@ describe('ClusterObjectSet reconcile', () => {
     expect(fc.calls.filter((c) => c.includes('Secret'))).toEqual([`get Secret ${NS}/packed`]);
   });
 
+  it('sends no apply that would change nothing, and applies again an object changed since (issue 74)', async () => {
+    const fc = fakeCluster();
+    seedSet(fc, 'rev', { phases: [{ name: 'p', objects: [{ object: configMap('a') }, { object: configMap('b') }] }] });
+    const r = reconciler(fc);
+    await r.reconcile('rev', ctx());
+    expect(condition(fc, 'rev', 'Succeeded')?.status).toBe('True');
+    expect(fc.writes.filter((w) => w.includes('ConfigMap'))).toEqual([`apply ConfigMap ${NS}/a`, `apply ConfigMap ${NS}/b`]);
+
+    // Nothing changed: each object read and judged, none applied.
+    fc.calls.length = 0;
+    await r.reconcile('rev', ctx());
+    expect(fc.calls.filter((c) => c.includes('ConfigMap'))).toEqual([
+      `dry-run ConfigMap ${NS}/a`,
+      `dry-run ConfigMap ${NS}/b`,
+      `get ConfigMap ${NS}/a`,
+      `get ConfigMap ${NS}/b`,
+    ]);
+
+    // Someone changed one: it is applied again (its data put back), the other is not.
+    fc.edit(configMap('b'), (live) => void (live['data'] = { k: 'changed' }));
+    fc.calls.length = 0;
+    await r.reconcile('rev', ctx());
+    expect(fc.calls.filter((c) => c.startsWith('apply'))).toEqual([`apply ConfigMap ${NS}/b`]);
+    expect(fc.live(configMap('b'))?.['data']).toEqual({ k: 'v' });
+    expect(condition(fc, 'rev', 'Succeeded')?.status).toBe('True');
+  });
+
   it('retries a referenced Secret that is not there yet', async () => {
     const fc = fakeCluster();
     seedSet(fc, 'rev', { phases: [{ name: 'p', objects: [{ ref: { name: 'later', namespace: NS, key: 'obj' } }] }] });

@@ -20,6 +20,7 @@ import {
 import { addFinalizers, isDeleting, removeFinalizer, type ReconcileContext, type Step, type StepOutcome } from '../../shared/controller/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
 import type { KubeClient } from '../../shared/kube/index.ts';
+import type { AppliedObjects } from './applied.ts';
 import { sameExtensionController } from './authority.ts';
 import { MANAGED_BY_SELECTOR } from './ownership.ts';
 import { firstMissingKind, systemObjectsMessage } from './preflight.ts';
@@ -317,6 +318,8 @@ interface RolloutDeps {
   client: ObjectSetClient;
   /** Delay before probes are looked at again while rolling out (default DEFAULT_PROBE_REQUEUE_MS). */
   probeRequeueMs?: number;
+  /** What earlier reconciles applied (applied.ts); none: every apply is sent. */
+  applied?: AppliedObjects;
 }
 
 /**
@@ -360,6 +363,7 @@ export function rolloutStep(d: RolloutDeps): Step<ObjectSetState> {
           probes: cos.spec.progressionProbes ?? [],
           siblings: new Set(siblings.map((r) => r.metadata.uid ?? '')),
           signal: s.signal,
+          ...(d.applied === undefined ? {} : { applied: d.applied }),
         });
       } catch (err) {
         if (!writer.mayWrite()) return held(s);

@@ -175,11 +175,17 @@ describe('createBoxcutterApplier: apply', () => {
     expect(sets().map((s) => s.metadata.name)).toEqual(['test-ext-1', 'test-ext-2']);
   });
 
-  it('gives Secrets a crash left without owner their owner on the next apply', async () => {
+  it('gives Secrets a crash left without owner their owner on the next apply after the restart, looking once per revision (issue 74)', async () => {
     const { cluster, applier, request, secrets } = setup();
     await applier.apply(await request(), desired([cm('a')]));
-    cluster.edit(secrets()[0] as KubeObject, (s) => delete s.metadata.ownerReferences);
+    // The process that made the revision and owned its Secrets does not list them again.
+    cluster.calls.length = 0;
     await applier.apply(await request(), desired([cm('a')]));
+    expect(cluster.calls.filter((c) => c.startsWith('list Secret'))).toEqual([]);
+    // A crash before the owner patch: the restarted process's first apply gives them their owner.
+    cluster.edit(secrets()[0] as KubeObject, (s) => delete s.metadata.ownerReferences);
+    const restarted = setup(cluster);
+    await restarted.applier.apply(await restarted.request(), desired([cm('a')]));
     expect(secrets()[0]?.metadata.ownerReferences).toHaveLength(1);
   });
 

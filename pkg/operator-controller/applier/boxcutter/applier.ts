@@ -9,7 +9,7 @@
  *   newest one already holds `desired` (revision.ts `sameRevision`) it is kept: its
  *   labels, annotations, probes and deadline brought up to date (a server-side apply, as
  *   upstream's, only when one differs), its Secrets given their owner if a crash left them
- *   without, `changed: false`. Otherwise revision newest + 1 is made, crash-safe in upstream's
+ *   without (looked at once per revision and process: a crash is a restart), `changed: false`. Otherwise revision newest + 1 is made, crash-safe in upstream's
  *   three steps: archived revisions beyond the five newest deleted, the objects packed into
  *   immutable Secrets (created; existing ones are fine: their names are content hashes), the
  *   ClusterObjectSet server-side applied with refs, then made the Secrets' owner;
@@ -95,9 +95,34 @@ function mutableUpToDate(live: ObjectSetManifest, desired: ObjectSetManifest): b
   );
 }
 
+/** Revisions remembered as having their Secrets owned (a few per extension of thousands). */
+const SECRETS_OWNED_KEPT = 10_000;
+
+/** A set of at most `max` strings, the least recently added going first. */
+class RecentSet {
+  readonly #items = new Set<string>();
+  readonly #max: number;
+  constructor(max: number) {
+    this.#max = max;
+  }
+  has(item: string): boolean {
+    return this.#items.has(item);
+  }
+  add(item: string): void {
+    this.#items.delete(item);
+    this.#items.add(item);
+    for (const oldest of this.#items) {
+      if (this.#items.size <= this.#max) break;
+      this.#items.delete(oldest);
+    }
+  }
+}
+
 export function createBoxcutterApplier(ports: BoxcutterApplierPorts): Applier {
   const { client, systemNamespace, scoped } = ports;
   const lists = ports.lists ?? new RevisionLists((name, signal) => listRevisions(client, name, signal));
+  // Revisions (uids) whose Secrets this process gave, or found with, their owner reference.
+  const secretsOwned = new RecentSet(SECRETS_OWNED_KEPT);
   const writing = (signal: AbortSignal) => ({ fieldManager: FIELD_MANAGER, force: true, signal });
 
   const authorize: Applier['authorize'] = (request, desired, fix) => authorizeMove(scoped, request, desired, fix);
@@ -126,12 +151,15 @@ export function createBoxcutterApplier(ports: BoxcutterApplierPorts): Applier {
       }
     }
     const uid = current.metadata.uid;
-    if (uid !== undefined) {
+    // Once per revision and process: a crash between its creation and its Secrets' owner patch
+    // is a restart, after which its first reconcile here looks again.
+    if (uid !== undefined && !secretsOwned.has(uid)) {
       try {
         await ensureRefSecretOwners(client, systemNamespace, { name: current.metadata.name, uid }, signal);
       } catch (err) {
         throw new Error(`ensuring ownerReferences on ref Secrets: ${errorMessage(err)}`, { cause: err });
       }
+      secretsOwned.add(uid);
     }
     return true;
   };
@@ -173,6 +201,7 @@ export function createBoxcutterApplier(ports: BoxcutterApplierPorts): Applier {
     } catch (err) {
       throw new Error(`patching ownerReferences on ref Secrets: ${errorMessage(err)}`, { cause: err });
     }
+    secretsOwned.add(uid);
     const objects = inline.spec.phases.flatMap((p) => p.objects.map((o) => o.object as KubeObject));
     return releaseOf(answer, [...sets, answer], objects);
   };
