@@ -69,6 +69,27 @@ describe('a failed read', () => {
     expect(await getJson('/api/extensions/x').catch((e: unknown) => e)).toMatchObject({ status: 404, gone: false });
   });
 
+  it('is a failure when a document does not arrive whole (its read aborted, the connection lost), never an empty document', async () => {
+    failing(200, { version: '0.2.0', channels: ['stable'] });
+    expect(await getJson('/api/extensions/x/source')).toEqual({ version: '0.2.0', channels: ['stable'] });
+    vi.stubGlobal('fetch', async () => new Response('{"version":"0.2.0","chan', { status: 200 }));
+    await expect(getJson('/api/extensions/x/source')).rejects.toThrow(SyntaxError);
+    // A body whose read is aborted by a newer read of the same page.
+    vi.stubGlobal('fetch', async (_path: string, init: { signal?: AbortSignal }) => {
+      const body = new ReadableStream<Uint8Array>({
+        start(c) {
+          c.enqueue(new TextEncoder().encode('{"version":'));
+          init.signal?.addEventListener('abort', () => c.error(new DOMException('aborted', 'AbortError')));
+        },
+      });
+      return new Response(body, { status: 200 });
+    });
+    const ac = new AbortController();
+    const read = getJson('/api/extensions/x/source', ac.signal);
+    ac.abort();
+    await expect(read).rejects.toThrow('aborted');
+  });
+
   it('is read again after a failure of the console or the way to it, not after a refusal or an object gone', async () => {
     for (const [status, again] of [
       [502, true],

@@ -76,9 +76,17 @@ export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T>
     headers: { [PAGE_KEY_HEADER]: session.key },
     ...(signal === undefined ? {} : { signal }),
   });
-  const body = (await res.json().catch(() => ({}))) as { error?: string; gone?: unknown };
-  if (!res.ok) throw new ApiFailure(res.status, body.error ?? `${res.status} ${res.statusText}`, res.status === 404 && body.gone === true);
-  return body as T;
+  if (res.ok) return (await res.json()) as T;
+  const body = (await errorBody(res)) as { error?: string; gone?: unknown };
+  throw new ApiFailure(res.status, body.error ?? `${res.status} ${res.statusText}`, res.status === 404 && body.gone === true);
+}
+
+/**
+ * A refusal's JSON body, or nothing when it has none. Only for refusals: a document that fails to
+ * arrive whole (its read aborted by a newer one, the connection lost) is a failure, never `{}`.
+ */
+async function errorBody(res: Response): Promise<Record<string, unknown>> {
+  return ((await res.json().catch(() => undefined)) ?? {}) as Record<string, unknown>;
 }
 
 /** Opens a change stream of the console (`/api/events` by default); its body, or throws with the status. */
@@ -96,9 +104,9 @@ export async function postJson<T>(path: string, body: unknown): Promise<T> {
     headers: { 'content-type': 'application/json', [PAGE_KEY_HEADER]: session.key, 'x-csrf-token': session.csrfToken },
     body: JSON.stringify(body),
   });
-  const answer = (await res.json().catch(() => ({}))) as { error?: string };
-  if (!res.ok) throw new ApiFailure(res.status, answer.error ?? `${res.status} ${res.statusText}`);
-  return answer as T;
+  if (res.ok) return (await res.json()) as T;
+  const answer = (await errorBody(res)) as { error?: string };
+  throw new ApiFailure(res.status, answer.error ?? `${res.status} ${res.statusText}`);
 }
 
 /** Where this session signs out (the in-cluster console's sign-out page); undefined for the local console, which has no sign-in. */

@@ -53,6 +53,8 @@ export function useLive<T>(path: string, topics: readonly ChangeEvent['topic'][]
     let retry: ReturnType<typeof setTimeout> | undefined;
     getJson<T>(path, ac.signal).then(
       (r) => {
+        // A read replaced by a newer one (its effect cleaned up) sets nothing: its answer may be older.
+        if (ac.signal.aborted) return;
         failures.current = 0;
         setData(r);
         setError(undefined);
