@@ -66,6 +66,8 @@ interface ClusterCatalogRef {
   name: string;
   priority: number;
   labels: Record<string, string> | undefined;
+  /** Its annotations (the console's display name and source type, pkg/olmv1/console/catalog-badge.ts). */
+  annotations: Record<string, string> | undefined;
   unavailable: boolean;
   /** The content URL, or the resolver's error text (not served, no resolved source). */
   baseURL: string | { error: string };
@@ -90,6 +92,7 @@ export async function listClusterCatalogs(kube: KubeContext, catalogdUrl: URL | 
       name: cc.metadata.name ?? '',
       priority: cc.spec.priority ?? 0,
       labels: obj.metadata.labels,
+      annotations: obj.metadata.annotations,
       unavailable: cc.spec.availabilityMode === 'Unavailable',
       baseURL: typeof ref === 'string' ? { error: ref } : ref.baseURL,
     });

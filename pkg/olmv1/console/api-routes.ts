@@ -20,6 +20,7 @@ import { statusExitCode } from '../status/index.ts';
 import { createChangeFeed, streamChanges, type ChangeFeed } from './live.ts';
 import { historyOf, installedRelease, installedTiles, readReleaseObjects, tileKey } from './reads.ts';
 import type { ConsoleCatalog, ConsoleSources } from './sources.ts';
+import type { CatalogBadge } from './catalog-badge.ts';
 
 /** What the routes share with the server. */
 interface RouteContext {
@@ -27,7 +28,7 @@ interface RouteContext {
   secrets: SessionSecrets;
   feed: ChangeFeed;
   /** The catalogs read (cached for a while) and their hub tiles. */
-  hub(): Promise<{ catalogs: Map<string, ConsoleCatalog>; tiles: HubTile[]; problems: string[] }>;
+  hub(): Promise<{ catalogs: Map<string, ConsoleCatalog>; tiles: HubTile[]; problems: string[]; badges: Record<string, CatalogBadge> }>;
   /** Drops the cached catalogs (after a ClusterCatalog is added or removed). */
   dropHub(): void;
   page: string;
@@ -71,6 +72,7 @@ export function consoleRoutes(c: RouteContext): Route[] {
         json(res, 200, {
           tiles: h.tiles.map((t) => ({ ...t, installed: installed.has(tileKey(t.catalog, t.name)) })),
           problems: [...h.problems, ...problems],
+          badges: h.badges,
         });
       },
     }),
@@ -255,7 +257,11 @@ export function consoleRoutes(c: RouteContext): Route[] {
         if (cat === undefined) return json(res, 404, { error: 'no such package' });
         const dc = await cat.load(pkg);
         const installed = await installedTiles(sources, (await c.hub()).catalogs, read(), []);
-        json(res, 200, { ...packageDetail(catalog, pkg, dc), installed: installed.has(tileKey(catalog, pkg)) });
+        json(res, 200, {
+          ...packageDetail(catalog, pkg, dc),
+          installed: installed.has(tileKey(catalog, pkg)),
+          badge: (await c.hub()).badges[catalog],
+        });
       },
     }),
     route({

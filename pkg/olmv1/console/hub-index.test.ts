@@ -64,7 +64,35 @@ describe('hub index', () => {
       infrastructure: ['Disconnected'],
       installModes: ['AllNamespaces'],
       hasIcon: false,
+      arch: ['amd64'],
+      os: ['linux'],
+      support: '',
     });
+  });
+
+  it("reads arch and OS from the CSV's operatorframework.io labels (amd64 and linux when none, as OLM classic), and bounds what it keeps", () => {
+    const dc = catalog();
+    const head = dc.bundles.find((b) => b.name === 'p.v2.0.0');
+    const meta = head?.properties.find((x) => x.type === 'olm.csv.metadata')?.value as Record<string, JsonValue>;
+    meta.labels = {
+      'operatorframework.io/arch.arm64': 'supported',
+      'operatorframework.io/arch.s390x': 'supported',
+      'operatorframework.io/arch.ppc64le': 'unsupported',
+      'operatorframework.io/arch.<b>x</b>': 'supported',
+      'operatorframework.io/os.windows': 'supported',
+    };
+    meta.annotations = {
+      ...(meta.annotations as Record<string, JsonValue>),
+      support: 'Acme Support',
+      categories: Array.from({ length: 40 }, (_, i) => `c${i}`).join(','),
+    };
+    meta.provider = { name: 'x'.repeat(500) };
+    const t = hubTile('c', 'p', dc);
+    expect(t.arch).toEqual(['arm64', 's390x']);
+    expect(t.os).toEqual(['windows']);
+    expect(t.support).toBe('Acme Support');
+    expect(t.categories).toHaveLength(16);
+    expect(t.provider.length).toBeLessThanOrEqual(60);
   });
 
   it('builds the upgrade graph with the head, skips, skipRange and deprecations, and drops unsafe links', () => {

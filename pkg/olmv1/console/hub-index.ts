@@ -31,6 +31,12 @@ export interface HubTile {
   /** Supported install modes, e.g. AllNamespaces. */
   installModes: string[];
   keywords: string[];
+  /** Architectures its head bundle supports (CSV labels `operatorframework.io/arch.ARCH: supported`; none: amd64, as OLM classic assumes). */
+  arch: string[];
+  /** Operating systems it supports (`operatorframework.io/os.OS: supported`; none: linux). */
+  os: string[];
+  /** The CSV's `support` annotation (who supports it), '' when none. */
+  support: string;
   /** The package's deprecation message, if deprecated. */
   deprecated?: string | undefined;
 }
@@ -84,22 +90,28 @@ export function hubTile(catalog: string, pkg: string, dc: DeclarativeConfig): Hu
   const ann = objectOf(meta.annotations);
   const description = str(ann.description) || firstParagraph(str(meta.description) || str(p?.description));
   const deprecated = dc.deprecations.flatMap((d) => (d.package === pkg ? d.entries : [])).find((e) => e.reference.schema === 'olm.package')?.message;
+  const labels = objectOf(meta.labels);
   return {
     catalog,
     name: pkg,
     displayName: str(meta.displayName) || pkg,
-    provider: str(objectOf(meta.provider).name),
+    provider: clip(str(objectOf(meta.provider).name), MAX_VALUE),
     description: clip(description, 240),
     hasIcon: packageIcon(dc, pkg) !== undefined,
     defaultChannel: str(p?.defaultChannel),
     version: head === undefined ? '' : bundleVersion(head),
-    categories: list(str(ann.categories)),
-    capabilities: str(ann.capabilities) || str(meta.capabilities),
+    categories: list(str(ann.categories))
+      .slice(0, MAX_VALUES)
+      .map((c) => clip(c, MAX_VALUE)),
+    capabilities: clip(str(ann.capabilities) || str(meta.capabilities), MAX_VALUE),
     infrastructure: infrastructure(ann),
     installModes: arrayOf(meta.installModes).flatMap((m) => (objectOf(m).supported === true ? [str(objectOf(m).type)] : [])),
     keywords: arrayOf(meta.keywords)
       .map(str)
       .filter((k) => k !== ''),
+    arch: supported(labels, 'arch', 'amd64'),
+    os: supported(labels, 'os', 'linux'),
+    support: clip(str(ann.support), MAX_VALUE),
     ...(deprecated === undefined ? {} : { deprecated: str(deprecated) || 'deprecated' }),
   };
 }
@@ -214,6 +226,19 @@ function property(b: Bundle, type: string): JsonValue | undefined {
   return b.properties.find((p) => p.type === type)?.value;
 }
 
+/** At most this many values of one filter per package, each at most MAX_VALUE characters: catalog content is hostile. */
+const MAX_VALUES = 16;
+const MAX_VALUE = 60;
+
+/** The `operatorframework.io/KIND.NAME: supported` labels' NAMEs, or `fallback` when there are none (OLM classic's defaults). */
+function supported(labels: Record<string, JsonValue>, kind: 'arch' | 'os', fallback: string): string[] {
+  const prefix = `operatorframework.io/${kind}.`;
+  const out = Object.entries(labels).flatMap(([k, v]) =>
+    k.startsWith(prefix) && v === 'supported' && /^[a-z0-9][a-z0-9_.-]{0,31}$/.test(k.slice(prefix.length)) ? [k.slice(prefix.length)] : [],
+  );
+  return out.length === 0 ? [fallback] : [...new Set(out)].sort().slice(0, MAX_VALUES);
+}
+
 function infrastructure(ann: Record<string, JsonValue>): string[] {
   const out = new Set<string>();
   const legacy = str(ann['operators.openshift.io/infrastructure-features']);
@@ -237,7 +262,11 @@ function infrastructure(ann: Record<string, JsonValue>): string[] {
       );
   }
   const seen = new Set<string>();
-  return [...out].sort().filter((f) => !seen.has(f.toLowerCase()) && seen.add(f.toLowerCase()));
+  return [...out]
+    .sort()
+    .filter((f) => !seen.has(f.toLowerCase()) && seen.add(f.toLowerCase()))
+    .slice(0, MAX_VALUES)
+    .map((f) => clip(f, MAX_VALUE));
 }
 
 function objectOf(v: JsonValue | undefined): Record<string, JsonValue> {

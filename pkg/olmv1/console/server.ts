@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import { errorMessage } from '../../shared/errors/index.ts';
 import { hubTile, type HubTile } from './hub-index.ts';
 import { createHubSnapshots } from './hub-snapshot.ts';
+import { catalogBadge, type CatalogBadge } from './catalog-badge.ts';
 import { guard, SECURITY_HEADERS, type SessionSecrets } from './security.ts';
 import { consoleRoutes, json, send } from './api-routes.ts';
 import { matchRoute } from './routes.ts';
@@ -52,6 +53,8 @@ interface HubSnapshot {
   catalogs: Map<string, ConsoleCatalog>;
   tiles: HubTile[];
   problems: string[];
+  /** Each catalog's display name and source type, by ClusterCatalog name. */
+  badges: Record<string, CatalogBadge>;
 }
 
 /** Packages read at once while the hub index is built. */
@@ -202,7 +205,9 @@ async function readHub(sources: ConsoleSources, _now: () => number): Promise<Hub
   const catalogs = new Map<string, ConsoleCatalog>();
   const tiles: HubTile[] = [];
   const problems: string[] = [];
+  const badges: Record<string, CatalogBadge> = {};
   for (const ref of refs) {
+    badges[ref.name] = catalogBadge(ref.name, ref.annotations);
     if (typeof ref.baseURL !== 'string') {
       problems.push(`catalog ${ref.name}: ${ref.baseURL.error}`);
       continue;
@@ -232,7 +237,7 @@ async function readHub(sources: ConsoleSources, _now: () => number): Promise<Hub
     }
   }
   tiles.sort((a, b) => (a.displayName.toLowerCase() < b.displayName.toLowerCase() ? -1 : 1));
-  return { at: _now(), catalogs, tiles, problems };
+  return { at: _now(), catalogs, tiles, problems, badges };
 }
 
 /** A file of the built bundle, or 404. */

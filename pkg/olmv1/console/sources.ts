@@ -30,7 +30,9 @@ export interface ConsoleCatalog {
 /** Where the console reads from; every call acts as the user of the kubeconfig. */
 export interface ConsoleSources {
   /** The ClusterCatalogs with their content URL, or why they are not served. */
-  listCatalogs(signal: AbortSignal): Promise<{ name: string; baseURL: string | { error: string } }[]>;
+  listCatalogs(
+    signal: AbortSignal,
+  ): Promise<{ name: string; baseURL: string | { error: string }; annotations?: Record<string, string> | undefined }[]>;
   /** Reads a catalog's content from catalogd. */
   loadCatalog(name: string, baseURL: string, signal: AbortSignal): Promise<ConsoleCatalog>;
   /** The ClusterExtension objects. */

@@ -2,10 +2,13 @@
 import type { ExtensionDetail, ExtensionRow, ReleaseObjectsView, UninstallPreview } from '../extensions.ts';
 import type { HubTile, PackageDetail } from '../hub-index.ts';
 import type { CrdDeletionView } from '../crd-deletion.ts';
+import type { CatalogBadge } from '../catalog-badge.ts';
 import { ICON_KEY_PARAM, PAGE_KEY_FRAGMENT, PAGE_KEY_HEADER } from './session-wire.ts';
 
 export type Tile = HubTile & { installed: boolean };
-export type Detail = PackageDetail & { installed: boolean };
+/** A package's page: its catalog's badge when the console knows the catalog (catalog-badge.ts). */
+export type Detail = PackageDetail & { installed: boolean; badge?: CatalogBadge };
+export type { CatalogBadge };
 export type { CrdDeletionView, ExtensionDetail, ExtensionRow, ReleaseObjectsView, UninstallPreview };
 
 /** Thrown by getJson and postJson: the server's error text, with the HTTP status. */

@@ -1,4 +1,7 @@
-/** The Hub: every package of every Serving ClusterCatalog as a tile, with search, facets, sort and paging. */
+/**
+ * The Hub: every package of every Serving ClusterCatalog as a tile with its source badge, with
+ * search, OperatorHub's filter panel (checkboxes with counts, filter.ts), sort and paging.
+ */
 import { useEffect, useMemo, useState } from 'react';
 import {
   Alert,
@@ -10,28 +13,27 @@ import {
   PageSection,
   Pagination,
   SearchInput,
+  Sidebar,
+  SidebarContent,
+  SidebarPanel,
   Spinner,
   Title,
   Toolbar,
   ToolbarContent,
   ToolbarItem,
 } from '@patternfly/react-core';
-import { CatalogTile } from '@patternfly/react-catalog-view-extension';
-import { getJson, iconUrl, packageHref, type Tile } from './api.ts';
-import { EMPTY_QUERY, facetValues, filterTiles, type FilterableTile, type HubQuery } from './filter.ts';
+import { CatalogTile, FilterSidePanel, FilterSidePanelCategory, FilterSidePanelCategoryItem } from '@patternfly/react-catalog-view-extension';
+import { getJson, iconUrl, packageHref, type CatalogBadge, type Tile } from './api.ts';
+import { EMPTY_QUERY, FACETS, facetCounts, filterTiles, toggle, type FacetKey, type HubQuery } from './filter.ts';
+import { SourceBadge } from './source-badge.tsx';
 
-const FACETS: { key: Exclude<keyof HubQuery, 'text' | 'sort'>; label: string; pick: (t: FilterableTile) => string | string[] }[] = [
-  { key: 'catalog', label: 'Catalog', pick: (t) => t.catalog },
-  { key: 'category', label: 'Category', pick: (t) => t.categories },
-  { key: 'provider', label: 'Provider', pick: (t) => t.provider },
-  { key: 'capability', label: 'Capability level', pick: (t) => t.capabilities },
-  { key: 'infrastructure', label: 'Infrastructure features', pick: (t) => t.infrastructure },
-  { key: 'installMode', label: 'Install mode', pick: (t) => t.installModes },
-];
+type HubTileView = Tile & { catalogName: string; sourceType: string };
 
 /** The Hub page. */
 export function HubPage() {
-  const [tiles, setTiles] = useState<Tile[] | undefined>();
+  const [tiles, setTiles] = useState<HubTileView[] | undefined>();
+  const [badges, setBadges] = useState<Record<string, CatalogBadge>>({});
+  const [showAll, setShowAll] = useState<Partial<Record<FacetKey, boolean>>>({});
   const [problems, setProblems] = useState<string[]>([]);
   const [error, setError] = useState<string | undefined>();
   const [q, setQ] = useState<HubQuery>(EMPTY_QUERY);
@@ -39,9 +41,13 @@ export function HubPage() {
   const [perPage, setPerPage] = useState(24);
   useEffect(() => {
     const ac = new AbortController();
-    getJson<{ tiles: Tile[]; problems: string[] }>('/api/hub', ac.signal).then(
+    getJson<{ tiles: Tile[]; problems: string[]; badges?: Record<string, CatalogBadge> }>('/api/hub', ac.signal).then(
       (h) => {
-        setTiles(h.tiles);
+        const b = h.badges ?? {};
+        setBadges(b);
+        setTiles(
+          h.tiles.map((t) => ({ ...t, catalogName: b[t.catalog]?.displayName ?? t.catalog, sourceType: b[t.catalog]?.sourceType ?? 'Custom' })),
+        );
         setProblems(h.problems);
       },
       (e: unknown) => ac.signal.aborted || setError(String((e as Error).message)),
@@ -49,6 +55,7 @@ export function HubPage() {
     return () => ac.abort();
   }, []);
   const shown = useMemo(() => filterTiles(tiles ?? [], q), [tiles, q]);
+  const counts = useMemo(() => facetCounts(tiles ?? [], q), [tiles, q]);
   const set = (patch: Partial<HubQuery>): void => {
     setQ({ ...q, ...patch });
     setPage(1);
@@ -71,16 +78,6 @@ export function HubPage() {
               onClear={() => set({ text: '' })}
             />
           </ToolbarItem>
-          {FACETS.map((f) => (
-            <ToolbarItem key={f.key}>
-              <FormSelect aria-label={f.label} value={q[f.key]} onChange={(_e, v) => set({ [f.key]: v })}>
-                <FormSelectOption value="" label={`${f.label}: any`} />
-                {facetValues(tiles ?? [], f.pick).map((v) => (
-                  <FormSelectOption key={v} value={v} label={v} />
-                ))}
-              </FormSelect>
-            </ToolbarItem>
-          ))}
           <ToolbarItem>
             <FormSelect aria-label="Sort by" value={q.sort} onChange={(_e, v) => set({ sort: v as HubQuery['sort'] })}>
               <FormSelectOption value="name" label="Sort: name" />
@@ -107,42 +104,76 @@ export function HubPage() {
       <p aria-live="polite" className="olmv1-count">
         {tiles === undefined ? '' : `${shown.length} of ${tiles.length} packages`}
       </p>
-      {tiles === undefined && error === undefined && <Spinner aria-label="Loading the catalogs" />}
-      {tiles !== undefined && shown.length === 0 && <EmptyState titleText="No package matches" headingLevel="h2" />}
-      <Gallery hasGutter minWidths={{ default: '260px' }}>
-        {shown.slice((page - 1) * perPage, page * perPage).map((t) => (
-          <CatalogTile
-            key={`${t.catalog}/${t.name}`}
-            id={`tile-${t.catalog}-${t.name}`.replace(/[^A-Za-z0-9_-]/g, '_')}
-            featured={false}
-            data-package={t.name}
-            href={packageHref(t)}
-            onClick={() => {
-              window.location.hash = packageHref(t);
-            }}
-            {...(t.hasIcon ? { iconImg: iconUrl(t), iconAlt: '' } : {})}
-            title={t.displayName}
-            vendor={t.provider === '' ? `${t.name} · ${t.catalog}` : `provided by ${t.provider} · ${t.catalog}`}
-            description={t.description}
-            badges={[
-              ...(t.installed
-                ? [
-                    <Label key="i" color="green" isCompact>
-                      Installed
-                    </Label>,
-                  ]
-                : []),
-              ...(t.deprecated !== undefined
-                ? [
-                    <Label key="d" color="orange" isCompact>
-                      Deprecated
-                    </Label>,
-                  ]
-                : []),
-            ]}
-          />
-        ))}
-      </Gallery>
+      <Sidebar hasGutter>
+        <SidebarPanel className="olmv1-hub-panel">
+          <FilterSidePanel aria-label="Filters">
+            {FACETS.filter((f) => counts[f.key].length > 0).map((f) => (
+              <FilterSidePanelCategory
+                key={f.key}
+                title={f.label}
+                data-facet={f.key}
+                showAll={showAll[f.key] === true}
+                onShowAllToggle={() => setShowAll({ ...showAll, [f.key]: showAll[f.key] !== true })}
+              >
+                {counts[f.key].map(({ value, count }) => {
+                  const checked = (q.selected[f.key] ?? []).includes(value);
+                  return (
+                    <FilterSidePanelCategoryItem
+                      key={value}
+                      data-facet={f.key}
+                      data-value={value}
+                      count={count}
+                      checked={checked}
+                      onClick={() => set(toggle(q, f.key, value, !checked))}
+                    >
+                      {value}
+                    </FilterSidePanelCategoryItem>
+                  );
+                })}
+              </FilterSidePanelCategory>
+            ))}
+          </FilterSidePanel>
+        </SidebarPanel>
+        <SidebarContent>
+          {tiles === undefined && error === undefined && <Spinner aria-label="Loading the catalogs" />}
+          {tiles !== undefined && shown.length === 0 && <EmptyState titleText="No package matches" headingLevel="h2" />}
+          <Gallery hasGutter minWidths={{ default: '260px' }}>
+            {shown.slice((page - 1) * perPage, page * perPage).map((t) => (
+              <CatalogTile
+                key={`${t.catalog}/${t.name}`}
+                id={`tile-${t.catalog}-${t.name}`.replace(/[^A-Za-z0-9_-]/g, '_')}
+                featured={false}
+                data-package={t.name}
+                href={packageHref(t)}
+                onClick={() => {
+                  window.location.hash = packageHref(t);
+                }}
+                {...(t.hasIcon ? { iconImg: iconUrl(t), iconAlt: '' } : {})}
+                title={t.displayName}
+                vendor={t.provider === '' ? `${t.name} · ${t.catalogName}` : `provided by ${t.provider} · ${t.catalogName}`}
+                description={t.description}
+                badges={[
+                  <SourceBadge key="s" badge={badges[t.catalog]} compact />,
+                  ...(t.installed
+                    ? [
+                        <Label key="i" color="green" isCompact>
+                          Installed
+                        </Label>,
+                      ]
+                    : []),
+                  ...(t.deprecated !== undefined
+                    ? [
+                        <Label key="d" color="orange" isCompact>
+                          Deprecated
+                        </Label>,
+                      ]
+                    : []),
+                ]}
+              />
+            ))}
+          </Gallery>
+        </SidebarContent>
+      </Sidebar>
     </PageSection>
   );
 }

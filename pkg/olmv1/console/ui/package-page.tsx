@@ -17,6 +17,7 @@ import {
 import { getJson, iconUrl, installHref, type Detail } from './api.ts';
 import { ChannelGraph } from './graph.tsx';
 import { Permissions } from './permissions.tsx';
+import { SourceBadge } from './source-badge.tsx';
 
 /** Only absolute http(s) URLs survive; anything else (javascript:, data:, relative) becomes no link. */
 export function safeHref(url: string): string | undefined {
@@ -63,7 +64,7 @@ export function PackagePage({ catalog, name }: { catalog: string; name: string }
     <PageSection aria-label="Package" className="olmv1-package">
       {crumbs}
       <Title headingLevel="h1">
-        {d.hasIcon && <img className="olmv1-tile-icon" src={iconUrl(d)} alt="" />} {d.displayName}{' '}
+        {d.hasIcon && <img className="olmv1-tile-icon" src={iconUrl(d)} alt="" />} {d.displayName} <SourceBadge badge={d.badge} />{' '}
         {d.installed && <Label color="green">Installed</Label>} {d.deprecated !== undefined && <Label color="orange">Deprecated</Label>}
       </Title>
       {d.deprecated !== undefined && <Alert variant="warning" isInline title={`Deprecated: ${d.deprecated}`} />}
@@ -76,14 +77,18 @@ export function PackagePage({ catalog, name }: { catalog: string; name: string }
         {(
           [
             ['Package', d.name],
-            ['Catalog', d.catalog],
+            ['Catalog', d.badge === undefined || d.badge.displayName === d.catalog ? d.catalog : `${d.badge.displayName} (${d.catalog})`],
+            ['Source', d.badge?.sourceType ?? 'Custom'],
             ['Provider', d.provider || '-'],
+            ['Support', d.support || '-'],
             ['Latest version', d.version || '-'],
             ['Default channel', d.defaultChannel],
             ['Capability level', d.capabilities || '-'],
             ['Categories', d.categories.join(', ') || '-'],
             ['Install modes', d.installModes.join(', ') || '-'],
             ['Infrastructure features', d.infrastructure.join(', ') || '-'],
+            ['Architectures', d.arch.join(', ')],
+            ['Operating systems', d.os.join(', ')],
           ] as const
         ).map(([k, v]) => (
           <DescriptionListGroup key={k}>
