@@ -136,7 +136,12 @@ export function consoleRoutes(c: RouteContext): Route[] {
     route({
       method: 'GET',
       path: '/api/extensions',
-      handle: async ({ res }) => json(res, 200, { extensions: (await sources.listExtensions(read())).map(extensionRow) }),
+      handle: async ({ res }) => {
+        const extensions = (await sources.listExtensions(read())).map(extensionRow);
+        // As on an extension's page: the Ready Nodes when the user may count them, so the list can explain health without one.
+        const nodes = await sources.readyNodes?.(AbortSignal.timeout(60_000)).catch(() => undefined);
+        json(res, 200, nodes === undefined ? { extensions } : { extensions, readyNodes: nodes });
+      },
     }),
     route({ method: 'GET', path: '/api/extensions/:name', handle: async ({ res, params }) => extension(c, res, params.name ?? '', false) }),
     route({

@@ -34,14 +34,14 @@ export function CatalogsPage() {
   return (
     <PageSection aria-label="Catalogs">
       <Title headingLevel="h1">Catalogs</Title>
-      {error !== undefined && <Alert variant="danger" isInline title={error} />}
-      {actionError !== undefined && <Alert variant="danger" isInline title={actionError} data-catalog-error="" />}
-      {done !== undefined && <Alert variant="success" isInline title={done} data-catalog-done="" />}
+      {error !== undefined && <Alert component="p" variant="danger" isInline title={error} />}
+      {actionError !== undefined && <Alert component="p" variant="danger" isInline title={actionError} data-catalog-error="" />}
+      {done !== undefined && <Alert component="p" variant="success" isInline title={done} data-catalog-done="" />}
       {rows !== undefined && rows.length === 0 && <p>No ClusterCatalog yet.</p>}
       {rows !== undefined && rows.length > 0 && (
         <Table
           label="ClusterCatalogs"
-          head={['Name', 'Serving', 'Progressing', 'Last unpacked', 'Poll interval', 'Priority', 'Availability', 'Image', '']}
+          head={['Name', 'Serving', 'Progressing', 'Last unpacked', 'Poll interval', 'Priority', 'Availability', 'Image', 'Actions']}
           rows={rows.map((c) => [
             <span key="n" data-catalog={c.name}>
               {c.name}

@@ -50,7 +50,7 @@ export function ChangeVersion({ name }: { name: string }) {
         Asks for version {source.version === '' ? 'any' : source.version}, from{' '}
         {source.channels.length === 0 ? 'any channel' : `channel ${source.channels.join(', ')}`}.
       </p>
-      {done !== undefined && <Alert variant="success" isInline title={done} data-update-done="" />}
+      {done !== undefined && <Alert component="p" variant="success" isInline title={done} data-update-done="" />}
       {form === undefined ? (
         <Button
           variant="secondary"
@@ -86,7 +86,7 @@ export function ChangeVersion({ name }: { name: string }) {
                 ))}
               </ul>
             ))}
-          {error !== undefined && <Alert variant="danger" isInline title={error} data-update-error="" />}
+          {error !== undefined && <Alert component="p" variant="danger" isInline title={error} data-update-error="" />}
           <ActionGroup>
             <Button type="submit" variant="primary" isDisabled={preview !== undefined && preview.length === 0}>
               {preview === undefined ? 'Preview' : 'Apply'}

@@ -47,7 +47,7 @@ export function ClusterPage() {
   return (
     <PageSection aria-label="Cluster">
       <Title headingLevel="h1">Cluster upgrade</Title>
-      {error !== undefined && <Alert variant="danger" isInline title={error} />}
+      {error !== undefined && <Alert component="p" variant="danger" isInline title={error} />}
       {r !== undefined && v !== undefined && verdict !== undefined && (
         <div data-cluster-verdict={r.code}>
           <p>
@@ -55,8 +55,8 @@ export function ClusterPage() {
             {r.report.cluster.nextVersion === null ? '' : `, next minor ${r.report.cluster.nextVersion}`}
             {r.report.kubernetes?.targetVersion == null ? '' : `; Kubernetes APIs checked against ${r.report.kubernetes.targetVersion}`}
           </p>
-          {r.report.cluster.versionError !== null && <Alert variant="info" isInline isPlain title={r.report.cluster.versionError} />}
-          {r.report.kubernetes?.error != null && <Alert variant="info" isInline isPlain title={r.report.kubernetes.error} />}
+          {r.report.cluster.versionError !== null && <Alert component="p" variant="info" isInline isPlain title={r.report.cluster.versionError} />}
+          {r.report.kubernetes?.error != null && <Alert component="p" variant="info" isInline isPlain title={r.report.kubernetes.error} />}
           <Title headingLevel="h2">What blocks the next minor upgrade</Title>
           {v.blockers.length === 0 && (v.removedApis ?? []).length === 0 && (v.notUpgradeable ?? []).length === 0 && v.metadataErrors.length === 0 ? (
             <p>Nothing.</p>

@@ -68,7 +68,7 @@ export function CreateInstance({ name }: { name: string }) {
           );
         })}
       </ActionGroup>
-      {done !== undefined && <Alert variant="success" isInline title={done} data-instance-done="" />}
+      {done !== undefined && <Alert component="p" variant="success" isInline title={done} data-instance-done="" />}
       {yaml !== undefined && (
         <Form
           aria-label="The instance"
@@ -80,7 +80,7 @@ export function CreateInstance({ name }: { name: string }) {
           <FormGroup label="YAML" fieldId="instance-yaml">
             <TextArea id="instance-yaml" value={yaml} onChange={(_e, v) => setYaml(v)} rows={14} resizeOrientation="vertical" spellCheck={false} />
           </FormGroup>
-          {error !== undefined && <Alert variant="danger" isInline title={error} data-instance-error="" />}
+          {error !== undefined && <Alert component="p" variant="danger" isInline title={error} data-instance-error="" />}
           <ActionGroup>
             <Button type="submit" variant="primary" isLoading={busy} isDisabled={busy}>
               Create

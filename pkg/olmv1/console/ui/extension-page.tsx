@@ -48,7 +48,7 @@ function CrdDeletion({ state }: { state: { view: CrdDeletionView } | { error: st
   if (state === undefined) return <Spinner size="md" aria-label="Reading what deleting the CustomResourceDefinitions deletes" />;
   if ('error' in state)
     return (
-      <Alert variant="danger" isInline title="The CustomResourceDefinitions cannot be deleted" data-crd-refusal="">
+      <Alert component="p" variant="danger" isInline title="The CustomResourceDefinitions cannot be deleted" data-crd-refusal="">
         <pre className="olmv1-log">{state.error}</pre>
       </Alert>
     );
@@ -127,7 +127,7 @@ function Uninstall({ name, onDone, onCancel }: { name: string; onDone(deleted?: 
       {p !== undefined && (
         <>
           {p.problems.map((m) => (
-            <Alert key={m} variant="warning" isInline isPlain title={m} />
+            <Alert component="p" key={m} variant="warning" isInline isPlain title={m} />
           ))}
           <Title headingLevel="h3">Deleted</Title>
           <ul aria-label="Deleted">
@@ -165,7 +165,7 @@ function Uninstall({ name, onDone, onCancel }: { name: string; onDone(deleted?: 
         </>
       )}
       {error !== undefined && (
-        <Alert variant="danger" isInline title="Uninstall refused" data-uninstall-error="">
+        <Alert component="p" variant="danger" isInline title="Uninstall refused" data-uninstall-error="">
           {error}
         </Alert>
       )}
@@ -202,6 +202,7 @@ export function ExtensionPage({ name }: { name: string }) {
         {crumbs}
         <Title headingLevel="h1">{name}</Title>
         <Alert
+          component="p"
           variant={requested ? 'success' : 'info'}
           isInline
           title={requested ? `ClusterExtension ${name} is uninstalled` : `There is no ClusterExtension ${name}`}
@@ -221,7 +222,11 @@ export function ExtensionPage({ name }: { name: string }) {
     return (
       <PageSection aria-label="ClusterExtension">
         {crumbs}
-        {error === undefined ? <Spinner aria-label="Loading the ClusterExtension" /> : <Alert variant="danger" isInline title={error} />}
+        {error === undefined ? (
+          <Spinner aria-label="Loading the ClusterExtension" />
+        ) : (
+          <Alert component="p" variant="danger" isInline title={error} />
+        )}
       </PageSection>
     );
   const r = d.row;
@@ -229,12 +234,13 @@ export function ExtensionPage({ name }: { name: string }) {
     <PageSection aria-label="ClusterExtension" className="olmv1-extension">
       {crumbs}
       <Title headingLevel="h1">{name}</Title>
-      {error !== undefined && <Alert variant="danger" isInline title={error} />}
+      {error !== undefined && <Alert component="p" variant="danger" isInline title={error} />}
       {d.problems.map((m) => (
-        <Alert key={m} variant="warning" isInline isPlain title={m} />
+        <Alert component="p" key={m} variant="warning" isInline isPlain title={m} />
       ))}
       {!d.deleting && !requested && d.progress.state !== 'installed' && (
         <Alert
+          component="p"
           variant={d.progress.state === 'failed' || d.progress.state === 'retrying' ? 'danger' : 'info'}
           isInline
           title={
@@ -250,7 +256,7 @@ export function ExtensionPage({ name }: { name: string }) {
         </Alert>
       )}
       {(d.deleting || requested) && (
-        <Alert variant="info" isInline title={`Deleting ClusterExtension ${name}: operator-controller is removing what it installed`} />
+        <Alert component="p" variant="info" isInline title={`Deleting ClusterExtension ${name}: operator-controller is removing what it installed`} />
       )}
       <DescriptionList isHorizontal isCompact>
         {(

@@ -142,7 +142,7 @@ export function InstallPage({ catalog, name }: { catalog: string; name: string }
     return (
       <PageSection aria-label="Install">
         {crumbs}
-        {loadError === undefined ? <Spinner aria-label="Loading the package" /> : <Alert variant="danger" isInline title={loadError} />}
+        {loadError === undefined ? <Spinner aria-label="Loading the package" /> : <Alert component="p" variant="danger" isInline title={loadError} />}
       </PageSection>
     );
   return (
@@ -236,7 +236,7 @@ export function InstallPage({ catalog, name }: { catalog: string; name: string }
         )}
         <DependenciesChoice d={d} form={form} set={set} />
         {error !== undefined && (
-          <Alert variant="danger" isInline title="olmv1 install refused" data-install-error="">
+          <Alert component="p" variant="danger" isInline title="olmv1 install refused" data-install-error="">
             <pre className="olmv1-log">{error}</pre>
           </Alert>
         )}

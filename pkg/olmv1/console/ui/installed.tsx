@@ -1,4 +1,7 @@
-/** The Installed page: every ClusterExtension with its package, version, and Installed / Progressing / Healthy / UpgradeAvailable, read again on every change (use-live.tsx). */
+/**
+ * The Installed page: every ClusterExtension with its package, version, and Installed / Progressing / Healthy / UpgradeAvailable, read again
+ * on every change (use-live.tsx); when no Node is Ready (counted as the user) and one is not Healthy, it says why, as the extension page does.
+ */
 import { Alert, Label, PageSection, Title } from '@patternfly/react-core';
 import { extensionHref, type ExtensionRow } from './api.ts';
 import { useLive } from './use-live.tsx';
@@ -18,14 +21,20 @@ export function Status({ c, good, bad = 'red' }: { c: ExtensionRow['installed'];
 
 /** The Installed page. */
 export function InstalledPage() {
-  const live = useLive<{ extensions: ExtensionRow[] }>('/api/extensions', ['extensions']);
+  const live = useLive<{ extensions: ExtensionRow[]; readyNodes?: number }>('/api/extensions', ['extensions']);
   const rows = live.data?.extensions;
+  const unhealthy = rows?.some((r) => r.healthy.status !== 'True') === true;
   const error = live.error?.message;
   return (
     <PageSection aria-label="Installed">
       <Title headingLevel="h1">Installed operators</Title>
-      {error !== undefined && <Alert variant="danger" isInline title={error} />}
+      {error !== undefined && <Alert component="p" variant="danger" isInline title={error} />}
       {rows !== undefined && rows.length === 0 && <p>No ClusterExtension yet.</p>}
+      {live.data?.readyNodes === 0 && unhealthy && (
+        <Alert component="p" variant="info" isInline title="No Node of the cluster is Ready" data-no-ready-node="">
+          No Pod runs, so the operators&apos; Deployments cannot become available: Healthy stays False until a Node joins.
+        </Alert>
+      )}
       {rows !== undefined && rows.length > 0 && (
         <table className="pf-v6-c-table pf-m-compact" aria-label="ClusterExtensions">
           <thead className="pf-v6-c-table__thead">

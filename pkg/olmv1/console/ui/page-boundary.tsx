@@ -24,6 +24,7 @@ export class PageBoundary extends Component<{ children: ReactNode; what?: string
     return (
       <PageSection aria-label={`${this.props.what ?? 'Page'} failed`}>
         <Alert
+          component="p"
           variant="danger"
           isInline
           title={`${this.props.what ?? 'This page'} failed to show`}

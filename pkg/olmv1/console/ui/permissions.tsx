@@ -58,7 +58,7 @@ export function Permissions({ catalog, name }: { catalog: string; name: string }
       </Form>
       {loading && <Spinner size="md" aria-label="Pulling the bundle" />}
       {error !== undefined && (
-        <Alert variant="warning" isInline title="The permissions cannot be computed here" data-permissions-error="">
+        <Alert component="p" variant="warning" isInline title="The permissions cannot be computed here" data-permissions-error="">
           {error}
         </Alert>
       )}
@@ -67,9 +67,9 @@ export function Permissions({ catalog, name }: { catalog: string; name: string }
           <p>
             The least-privilege ServiceAccount and RBAC <code>olmv1 install</code> creates for the head bundle {r.image}:
           </p>
-          {r.warnings.length > 0 && <Alert variant="info" isInline isPlain title={r.warnings.join('\n')} />}
+          {r.warnings.length > 0 && <Alert component="p" variant="info" isInline isPlain title={r.warnings.join('\n')} />}
           {r.escalations.length > 0 && (
-            <Alert variant="warning" isInline isPlain title="Grants that amount to privilege escalation">
+            <Alert component="p" variant="warning" isInline isPlain title="Grants that amount to privilege escalation">
               {r.escalations.map((e) => `${e.subject}: ${e.reason}${e.expected ? ' (expected)' : ''}`).join('\n')}
             </Alert>
           )}

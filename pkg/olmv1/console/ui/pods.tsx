@@ -30,9 +30,9 @@ export function Pods({ name }: { name: string }) {
   return (
     <section aria-label="Pods">
       <Title headingLevel="h2">Pods</Title>
-      {live.error !== undefined && <Alert variant="warning" isInline title={live.error.message} />}
+      {live.error !== undefined && <Alert component="p" variant="warning" isInline title={live.error.message} />}
       {live.data?.problems.map((p) => (
-        <Alert key={p} variant="warning" isInline title={p} />
+        <Alert component="p" key={p} variant="warning" isInline title={p} />
       ))}
       {pods !== undefined && pods.length === 0 && <p>No Pods: the installed bundle runs no Deployment, or none has Pods yet.</p>}
       {pods !== undefined && pods.length > 0 && (
@@ -61,7 +61,7 @@ export function Pods({ name }: { name: string }) {
       {log !== undefined && (
         <div data-pod-log="">
           <Title headingLevel="h3">Log of {log.title}</Title>
-          {log.error !== undefined && <Alert variant="warning" isInline title={log.error} />}
+          {log.error !== undefined && <Alert component="p" variant="warning" isInline title={log.error} />}
           {log.text !== undefined && <pre className="olmv1-log">{log.text === '' ? '(empty)' : log.text}</pre>}
           <Button variant="link" onClick={() => setLog(undefined)}>
             Close

@@ -33,7 +33,7 @@ export function ReleaseObjects({ name }: { name: string }) {
       <Title headingLevel="h2" id="release-objects-heading">
         Objects of the release
       </Title>
-      {error !== undefined && <Alert variant="warning" isInline isPlain title={`The objects of the release: ${error}`} />}
+      {error !== undefined && <Alert component="p" variant="warning" isInline isPlain title={`The objects of the release: ${error}`} />}
       {v === undefined && error === undefined && <Spinner size="md" aria-label="Reading the objects of the release" />}
       {v !== undefined && v.revision === 0 && <p>No deployed revision.</p>}
       {v !== undefined && v.revision > 0 && (
@@ -152,12 +152,12 @@ export function ReleaseHistory({ name, releases, canWrite }: { name: string; rel
         </section>
       )}
       {error !== undefined && (
-        <Alert variant="danger" isInline title="Rollback refused" data-rollback-error="">
+        <Alert component="p" variant="danger" isInline title="Rollback refused" data-rollback-error="">
           <pre className="olmv1-log">{error}</pre>
         </Alert>
       )}
       {done !== undefined && (
-        <Alert variant="success" isInline title={`Rolling back to revision ${done.revision}`} data-rollback-done={done.revision}>
+        <Alert component="p" variant="success" isInline title={`Rolling back to revision ${done.revision}`} data-rollback-done={done.revision}>
           <CodeBlock>
             <CodeBlockCode>{done.report}</CodeBlockCode>
           </CodeBlock>

@@ -87,12 +87,12 @@ function NamespacePage({ namespace }: { namespace: string }) {
         What the administrator's ExtensionPolicies let this namespace install, and what it has asked for. An install is an Extension in this
         namespace: operator-controller installs it with an installer made for it, so no cluster rights are needed.
       </p>
-      {live.error !== undefined && <Alert variant="danger" isInline title={live.error.message} />}
+      {live.error !== undefined && <Alert component="p" variant="danger" isInline title={live.error.message} />}
       {view?.problems.map((p) => (
-        <Alert key={p} variant="warning" isInline title={p} data-tenant-problem="" />
+        <Alert component="p" key={p} variant="warning" isInline title={p} data-tenant-problem="" />
       ))}
-      {actionError !== undefined && <Alert variant="danger" isInline title={actionError} data-tenant-error="" />}
-      {done !== undefined && <Alert variant="success" isInline title={done} data-tenant-done="" />}
+      {actionError !== undefined && <Alert component="p" variant="danger" isInline title={actionError} data-tenant-error="" />}
+      {done !== undefined && <Alert component="p" variant="success" isInline title={done} data-tenant-done="" />}
       <Title headingLevel="h2">Available to this namespace</Title>
       {view !== undefined && view.available.length === 0 && <p>No ExtensionPolicy allows installing into this namespace.</p>}
       {view !== undefined && view.available.length > 0 && (

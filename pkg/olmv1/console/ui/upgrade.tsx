@@ -3,12 +3,13 @@
  * its summary, the objects and permissions it changes as tables (with the field diff of each
  * changed object), the gates it was rendered with and the update policy's decision; and Approve,
  * which runs `olmv1 upgrade approve NAME VERSION` as the user (the version the plan shows, so only
- * what was shown is approved). A plan shown is read again when the installed revision changes
+ * what was shown is approved; the command itself behind the Equivalent command disclosure). A plan shown is read again when the installed revision changes
  * (an approved upgrade, a rollback), so it never describes a release no longer installed.
  */
 import { useEffect, useRef, useState } from 'react';
 import { ActionGroup, Alert, Button, Spinner, Title } from '@patternfly/react-core';
 import { getJson, postJson } from './api.ts';
+import { EquivalentCommand } from './equivalent-command.tsx';
 import { planObjectRows, planPermissionRows, type PlanChangesView } from './plan-view.ts';
 import { storedObjectLines, type PlanCrds } from './stored-objects.ts';
 import { Table } from './table.tsx';
@@ -82,10 +83,10 @@ export function UpgradePlan({ name, installed }: { name: string; installed: stri
         )}
       </ActionGroup>
       {loading && <Spinner size="md" aria-label="Planning" />}
-      {error !== undefined && <Alert variant="danger" isInline title={error} data-plan-error="" />}
-      {approveError !== undefined && <Alert variant="danger" isInline title={approveError} data-approve-error="" />}
+      {error !== undefined && <Alert component="p" variant="danger" isInline title={error} data-plan-error="" />}
+      {approveError !== undefined && <Alert component="p" variant="danger" isInline title={approveError} data-approve-error="" />}
       {approved !== undefined && (
-        <Alert variant="success" isInline title="Approved" data-approved="">
+        <Alert component="p" variant="success" isInline title="Approved" data-approved="">
           <pre>{approved}</pre>
         </Alert>
       )}
@@ -102,7 +103,7 @@ export function UpgradePlan({ name, installed }: { name: string; installed: stri
               : ` Update policy ${p.policy.policy}: ${p.policy.decision === 'hold' ? 'held for approval' : 'installs it'}.`}
           </p>
           {stored.length > 0 && (
-            <Alert variant="warning" isInline title="Stored objects that fail the new CRD schema" data-plan-stored-objects="">
+            <Alert component="p" variant="warning" isInline title="Stored objects that fail the new CRD schema" data-plan-stored-objects="">
               <pre>{stored.join('\n')}</pre>
             </Alert>
           )}
@@ -167,14 +168,10 @@ function PlanDetails({ plan: p }: { plan: Plan }) {
       {p.policy !== undefined && (
         <p>
           Update policy {p.policy.policy}: {p.policy.decision === 'install' ? 'installs it' : 'holds it'}: {p.policy.reason}.
-          {p.policy.decision === 'hold' && p.policy.approveCommand !== undefined && (
-            <>
-              {' '}
-              Approve it here, or with <code>{p.policy.approveCommand}</code>.
-            </>
-          )}
+          {p.policy.decision === 'hold' && ' Approve it with the Approve button above.'}
         </p>
       )}
+      {p.policy?.decision === 'hold' && p.policy.approveCommand !== undefined && <EquivalentCommand command={p.policy.approveCommand} />}
     </div>
   );
 }
