@@ -106,6 +106,7 @@ export async function runClusterConsole(args: string[], io: CommandIO, deps: Clu
       clusterVersion = cv.value;
     }
     const systemNamespace = values['system-namespace'] ?? DEFAULT_SYSTEM_NAMESPACE;
+    const oidcSettings = oidcFlags(values);
     let base: ResolvedKubeConfig;
     try {
       base =
@@ -143,7 +144,7 @@ export async function runClusterConsole(args: string[], io: CommandIO, deps: Clu
         kube.close();
       }
     };
-    const oidc = await oidcOption(values);
+    const oidc = await oidcOption(oidcSettings);
     const assetsDir = await ensureBundle({ cacheDir: deps.cacheDir, lockFile: deps.lockFile });
     const running = await startClusterConsole({
       host: listen[1] ?? '0.0.0.0',
@@ -180,18 +181,26 @@ export async function runClusterConsole(args: string[], io: CommandIO, deps: Clu
   });
 }
 
-/** The OpenID Connect sign-in of the flags, its issuer discovered; undefined without --oidc-issuer. */
-async function oidcOption(values: {
+/** The OpenID Connect flags, checked: undefined without --oidc-issuer; a usage error (exit 2) when incomplete. */
+interface OidcFlags {
+  issuer: string;
+  clientId: string;
+  redirectUri: string;
+  caFile: string | undefined;
+}
+
+function oidcFlags(values: {
   'oidc-issuer'?: string;
   'oidc-client-id'?: string;
   'oidc-redirect-url'?: string;
   'oidc-ca-file'?: string;
-}): Promise<Parameters<typeof startClusterConsole>[0]['oidc']> {
+}): OidcFlags | undefined {
   const issuer = values['oidc-issuer'];
   const clientId = values['oidc-client-id'];
   const redirectUri = values['oidc-redirect-url'];
+  const caFile = values['oidc-ca-file'];
   if (issuer === undefined) {
-    if (clientId !== undefined || redirectUri !== undefined || values['oidc-ca-file'] !== undefined)
+    if (clientId !== undefined || redirectUri !== undefined || caFile !== undefined)
       throw new CommandError(`--oidc-client-id, --oidc-redirect-url and --oidc-ca-file need --oidc-issuer\n${USAGE}`, 2);
     return undefined;
   }
@@ -199,16 +208,21 @@ async function oidcOption(values: {
     throw new CommandError(`--oidc-issuer needs --oidc-client-id and --oidc-redirect-url\n${USAGE}`, 2);
   if (!issuer.startsWith('https://') || !redirectUri.startsWith('https://'))
     throw new CommandError(`--oidc-issuer and --oidc-redirect-url must be https URLs\n${USAGE}`, 2);
-  const caFile = values['oidc-ca-file'];
+  return { issuer, clientId, redirectUri, caFile };
+}
+
+/** The OpenID Connect sign-in of the flags, its issuer discovered (exit 1 when that fails). */
+async function oidcOption(flags: OidcFlags | undefined): Promise<Parameters<typeof startClusterConsole>[0]['oidc']> {
+  if (flags === undefined) return undefined;
   let fetchJson;
   let provider;
   try {
-    fetchJson = issuerFetch(caFile === undefined ? undefined : readFileSync(caFile, 'utf8'));
-    provider = await discover(issuer, fetchJson, AbortSignal.timeout(30_000));
+    fetchJson = issuerFetch(flags.caFile === undefined ? undefined : readFileSync(flags.caFile, 'utf8'));
+    provider = await discover(flags.issuer, fetchJson, AbortSignal.timeout(30_000));
   } catch (e) {
     throw new CommandError(`cannot start the console: ${(e as Error).message}`, 1);
   }
-  const client = { clientId, redirectUri };
+  const client = { clientId: flags.clientId, redirectUri: flags.redirectUri };
   const random = (): string => randomBytes(32).toString('base64url');
   return {
     begin: () => beginSignIn(provider, client, random, Date.now()),
