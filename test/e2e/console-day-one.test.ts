@@ -59,6 +59,8 @@ let running: RunningConsole | undefined;
 /** What the page did that it should not: dialogs, script errors. */
 const dialogs: string[] = [];
 const errors: string[] = [];
+/** The page's console errors (failed requests, errors its boundaries caught): printed after a failed step. */
+const consoleErrors: string[] = [];
 
 /**
  * The example catalog with its bundle images in the test registry; `withNewest: false` leaves
@@ -139,6 +141,7 @@ beforeAll(async () => {
     void d.dismiss();
   });
   page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => void (m.type() === 'error' && consoleErrors.push(m.text())));
   await page.goto(url);
 }, 300_000);
 
@@ -196,7 +199,9 @@ function logsOnFailure(): void {
       .locator('body')
       .innerText({ timeout: 5_000 })
       .catch((e: unknown) => `(unreadable: ${String(e)})`);
-    process.stderr.write(`--- page ${page.url()} ---\n${shown.slice(0, 3_000)}\n--- page errors ---\n${errors.join('\n')}\n`);
+    process.stderr.write(
+      `--- page ${page.url()} ---\n${shown.slice(0, 3_000)}\n--- page errors ---\n${errors.join('\n')}\n--- console errors ---\n${consoleErrors.slice(-20).join('\n')}\n`,
+    );
   });
 }
 
