@@ -8,7 +8,7 @@
  * Static: both stages are FROM node:24-slim; every COPY source exists and is not excluded by
  * .dockerignore; the final stage runs as a numeric non-root USER; every `command` of
  * config/manager/*.yaml runs `node` on a dist/ file the build emits (its .ts source exists).
- * Replay (of the committed tree, HEAD): the build stage's commands (`npm ci --ignore-scripts`, tsc) in a directory holding
+ * Replay (of the committed tree, HEAD): the build stage's commands (`npm ci --ignore-scripts`, tsc, the components' bundles) in a directory holding
  * only what the stage COPYs, the runtime stage's `npm ci --omit=dev --ignore-scripts` plus dist/,
  * then each entry point with --help as uid 65532 (when run as root) under NODE_ENV=production:
  * the module graph of catalogd, operator-controller and olmv1 loads from production
@@ -121,10 +121,12 @@ export function replay(root: string): string[] {
       'tsconfig.build.json',
       'cmd',
       'pkg',
+      'scripts/build-bundles.ts',
     ]);
     execFileSync('tar', ['-x', '-f', tar, '-C', src]);
     run(src, 'npm', ['ci', '--ignore-scripts']);
     run(src, 'node', ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json']);
+    run(src, 'node', ['scripts/build-bundles.ts']);
     mkdirSync(app);
     for (const f of ['package.json', 'package-lock.json']) cpSync(join(src, f), join(app, f));
     run(app, 'npm', ['ci', '--omit=dev', '--ignore-scripts']);
@@ -132,6 +134,8 @@ export function replay(root: string): string[] {
     for (const dev of ['typescript', 'vitest', 'eslint'])
       if (existsSync(join(app, 'node_modules', dev))) throw new Error(`runtime stage holds devDependency ${dev}`);
     if (!existsSync(join(app, 'dist/pkg/catalogd/storage/ingest-child.js'))) throw new Error('dist lacks the catalogd ingest child');
+    for (const name of ['catalogd', 'operator-controller'])
+      if (!existsSync(join(app, `dist/cmd/${name}/start.cjs`))) throw new Error(`dist lacks ${name}'s bundle (decision 0147)`);
     const asUser =
       typeof process.getuid === 'function' && process.getuid() === 0
         ? (['setpriv', ['--reuid=65532', '--regid=65532', '--clear-groups', process.execPath]] as const)

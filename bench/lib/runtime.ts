@@ -6,12 +6,15 @@
  * node_modules linked and a package.json declaring ES modules, as the image's) and starts
  * children from that JavaScript; `--source` (or a failed
  * emit) runs the TypeScript files directly instead, and the report says which was used.
+ * catalogd's and operator-controller's entries are bundled as the image's are
+ * (scripts/build-bundles.ts); `OLMV1_BENCH_UNBUNDLED=1` leaves tsc's modules.
  */
 import { execFile } from 'node:child_process';
 import { symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { buildBundles } from '../../scripts/build-bundles.ts';
 
 /** How child processes run the product code. */
 export interface Runtime {
@@ -51,6 +54,8 @@ export async function compiledRuntime(workDir: string, log: (line: string) => vo
     // ES modules, as the image's package.json declares for its dist/: without a package type
     // Node would parse each .js file as CommonJS first (syntax detection), which the image never does.
     await writeFile(join(out, 'package.json'), '{ "type": "module" }\n');
+    // Each component's entry bundled into one file over tsc's, as the image runs it (decision 0147).
+    if (process.env['OLMV1_BENCH_UNBUNDLED'] === undefined) await buildBundles(REPO, out);
   } catch (err) {
     const reason = (err as { stdout?: string }).stdout?.split('\n')[0] || (err as Error).message;
     log(`emit failed, children run the TypeScript sources: ${reason}`);
