@@ -71,6 +71,8 @@ interface ClusterCatalogRef {
   unavailable: boolean;
   /** The content URL, or the resolver's error text (not served, no resolved source). */
   baseURL: string | { error: string };
+  /** The resolved image digest of the content served, when served. */
+  digestRef?: string;
 }
 
 /**
@@ -95,6 +97,7 @@ export async function listClusterCatalogs(kube: KubeContext, catalogdUrl: URL | 
       annotations: obj.metadata.annotations,
       unavailable: cc.spec.availabilityMode === 'Unavailable',
       baseURL: typeof ref === 'string' ? { error: ref } : ref.baseURL,
+      ...(typeof ref === 'string' ? {} : { digestRef: ref.digestRef }),
     });
   }
   return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

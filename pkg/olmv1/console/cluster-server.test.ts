@@ -16,14 +16,41 @@ let running: Awaited<ReturnType<typeof startClusterConsole>>;
 const backends: string[] = [];
 const closed: string[] = [];
 const deletes: [string, string][] = [];
+/** The catalogs read from catalogd, by name, and the digest catalog "shared" serves now. */
+const catalogReads: string[] = [];
+let digest = 'r@sha256:a';
+const EMPTY = { packages: [], channels: [], bundles: [], deprecations: [], others: [] };
+const TILE = {
+  displayName: 'P',
+  provider: '',
+  description: '',
+  hasIcon: false,
+  defaultChannel: 'stable',
+  version: '1.0.0',
+  categories: [],
+  capabilities: '',
+  infrastructure: [],
+  installModes: [],
+  keywords: [],
+  arch: ['amd64'],
+  os: ['linux'],
+  support: '',
+};
 
 /** A source acting as `token`: "viewer" may read, not delete (the API server's words). */
 function sourcesAs(token: string): ConsoleSources {
   const forbidden = () =>
     Object.assign(new Error(`clusterextensions.olm.operatorframework.io "x" is forbidden: User "${token}" cannot delete resource`), { status: 403 });
   return {
-    listCatalogs: async () => [],
-    loadCatalog: async () => ({ packageNames: [], load: () => ({ packages: [], channels: [], bundles: [], deprecations: [], others: [] }) }),
+    // Both list catalog "shared"; only the admin may list "admins-only".
+    listCatalogs: async () => [
+      { name: 'shared', baseURL: 'https://catalogd.test/catalogs/shared', digestRef: digest },
+      ...(token === 'admin' ? [{ name: 'admins-only', baseURL: 'https://catalogd.test/catalogs/admins-only', digestRef: 'r@sha256:b' }] : []),
+    ],
+    loadCatalog: async (name) => {
+      catalogReads.push(name);
+      return { packageNames: [`${name}-pkg`], load: () => EMPTY, tiles: [{ ...TILE, catalog: name, name: `${name}-pkg` }] };
+    },
     listExtensions: async () => [{ metadata: { name: `seen-by-${token}` } }],
     getExtension: async () => ({}),
     extensionEvents: async () => [],
@@ -162,6 +189,24 @@ describe('in-cluster console', () => {
     expect(refused.body).toContain('is forbidden: User \\"viewer\\" cannot delete resource');
     expect(deletes).toEqual([]);
     expect(backends).toEqual(['admin', 'viewer']);
+  });
+
+  it('reads a catalog once for all sessions per content digest, and shows each session only the catalogs it may list', async () => {
+    const hubOf = async (token: string): Promise<string[]> => {
+      const { cookie, key } = await signIn(token);
+      const h = JSON.parse((await call('GET', '/api/hub', { cookie, 'x-olmv1-session': key })).body) as { tiles: { name: string }[] };
+      return h.tiles.map((t) => t.name).sort();
+    };
+    // The sessions of the tests before read too: every session shares the first read.
+    expect(await hubOf('admin')).toEqual(['admins-only-pkg', 'shared-pkg']);
+    expect(await hubOf('viewer')).toEqual(['shared-pkg']);
+    expect(await hubOf('admin')).toEqual(['admins-only-pkg', 'shared-pkg']);
+    expect(catalogReads.sort()).toEqual(['admins-only', 'shared']);
+    // New content (a new digest): read again, once.
+    digest = 'r@sha256:c';
+    expect(await hubOf('viewer')).toEqual(['shared-pkg']);
+    expect(await hubOf('viewer')).toEqual(['shared-pkg']);
+    expect(catalogReads.filter((n) => n === 'shared')).toHaveLength(2);
   });
 
   it('signs in through the OpenID Connect issuer: the callback opens a session only in the browser that started it, once', async () => {

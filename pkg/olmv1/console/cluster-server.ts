@@ -11,6 +11,7 @@ import { send } from './api-routes.ts';
 import { clusterGuard, OIDC_CALLBACK_PATH, OIDC_START_PATH, SIGN_IN_PATH, SIGN_OUT_PATH } from './cluster-guard.ts';
 import { SECURITY_HEADERS } from './security.ts';
 import { asset, consoleApp, failed, type ConsoleApp } from './server.ts';
+import { createSharedCatalogs } from './shared-catalogs.ts';
 import { sendFavicon } from './favicon.ts';
 import { createSessionStore, csrfMatches, type ConsoleSession, type SignIn } from './sessions.ts';
 import type { OidcCallback, PendingSignIn } from './oidc-sign-in.ts';
@@ -75,6 +76,8 @@ const MAX_FORM = 64 * 1024;
 /** Starts the in-cluster console. */
 export async function startClusterConsole(o: ClusterConsoleOptions): Promise<RunningClusterConsole> {
   const apps = new Map<string, Promise<{ app: ConsoleApp; backend: SessionBackend }>>();
+  // One hub index per catalog content digest for all sessions: catalogd serves content to anyone (shared-catalogs.ts).
+  const sharedCatalogs = createSharedCatalogs();
   const sessions = createSessionStore({
     idleMs: o.idleMs,
     random: o.random,
@@ -96,6 +99,7 @@ export async function startClusterConsole(o: ClusterConsoleOptions): Promise<Run
           ...o,
           secrets,
           signOut: SIGN_OUT_PATH,
+          sharedCatalogs,
           sources: backend.sources,
           ...(backend.watches === undefined ? {} : { watches: backend.watches }),
         }),

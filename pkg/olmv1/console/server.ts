@@ -13,6 +13,7 @@ import { errorMessage } from '../../shared/errors/index.ts';
 import { hubTile, type HubTile } from './hub-index.ts';
 import { createHubSnapshots } from './hub-snapshot.ts';
 import { catalogBadge, type CatalogBadge } from './catalog-badge.ts';
+import type { SharedCatalogs } from './shared-catalogs.ts';
 import { guard, SECURITY_HEADERS, type SessionSecrets } from './security.ts';
 import { consoleRoutes, json, send } from './api-routes.ts';
 import { matchRoute } from './routes.ts';
@@ -89,6 +90,8 @@ const PAGE = `<!doctype html>
 type AppOptions = Pick<ConsoleOptions, 'secrets' | 'assetsDir' | 'sources' | 'watches' | 'log' | 'catalogTtlMs' | 'now'> & {
   /** Where the page offers to sign out (the in-cluster console's sign-out page). */
   signOut?: string;
+  /** Catalog reads shared with the other sessions of an in-cluster console (shared-catalogs.ts). */
+  sharedCatalogs?: SharedCatalogs;
 };
 
 /** A console's routes over its sources: what a request the guard passed is dispatched to. */
@@ -99,7 +102,7 @@ export interface ConsoleApp {
 
 /** The bundle and routes of one console (its hub snapshots and change feed its own). */
 export function consoleApp(o: AppOptions): ConsoleApp {
-  const snapshots = createHubSnapshots({ read: () => readHub(o.sources, o.now), ttlMs: o.catalogTtlMs, now: o.now });
+  const snapshots = createHubSnapshots({ read: () => readHub(o.sources, o.now, o.sharedCatalogs), ttlMs: o.catalogTtlMs, now: o.now });
   // Read at start, so the first visit finds the index built or on its way.
   snapshots.get().catch((e: unknown) => o.log.warn({ err: e }, 'reading the catalogs failed'));
   const feed = createChangeFeed(o.watches ?? (() => undefined));
@@ -199,7 +202,7 @@ export async function startConsole(o: ConsoleOptions): Promise<RunningConsole> {
   };
 }
 
-async function readHub(sources: ConsoleSources, _now: () => number): Promise<HubSnapshot> {
+async function readHub(sources: ConsoleSources, _now: () => number, shared: SharedCatalogs | undefined): Promise<HubSnapshot> {
   const signal = AbortSignal.timeout(120_000);
   const refs = await sources.listCatalogs(signal);
   const catalogs = new Map<string, ConsoleCatalog>();
@@ -213,7 +216,10 @@ async function readHub(sources: ConsoleSources, _now: () => number): Promise<Hub
       continue;
     }
     try {
-      const c = await sources.loadCatalog(ref.name, ref.baseURL, signal);
+      const url = ref.baseURL;
+      const read = (): Promise<ConsoleCatalog> => sources.loadCatalog(ref.name, url, signal);
+      // Shared between sessions only for content known by its digest (shared-catalogs.ts).
+      const c = shared === undefined || ref.digestRef === undefined ? await read() : await shared.get(ref.name, `${ref.digestRef} ${url}`, read);
       catalogs.set(ref.name, c);
       if (c.tiles !== undefined) {
         tiles.push(...c.tiles);

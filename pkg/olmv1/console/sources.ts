@@ -32,7 +32,9 @@ export interface ConsoleSources {
   /** The ClusterCatalogs with their content URL, or why they are not served. */
   listCatalogs(
     signal: AbortSignal,
-  ): Promise<{ name: string; baseURL: string | { error: string }; annotations?: Record<string, string> | undefined }[]>;
+  ): Promise<
+    { name: string; baseURL: string | { error: string }; annotations?: Record<string, string> | undefined; digestRef?: string | undefined }[]
+  >;
   /** Reads a catalog's content from catalogd. */
   loadCatalog(name: string, baseURL: string, signal: AbortSignal): Promise<ConsoleCatalog>;
   /** The ClusterExtension objects. */
