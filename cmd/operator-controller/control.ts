@@ -349,7 +349,7 @@ function objectSetController(o: OperatorControllerOptions, started: Started, p: 
 /** The ClusterExtension reconciler over this process's parts and what `lead` built for it. */
 function extensionReconciler(
   o: OperatorControllerOptions,
-  { kube, registry }: Started,
+  { kube, registry, extensions }: Started,
   p: ProcessParts,
   // revisionsServed: whether the ClusterObjectSet kind is served (read once when leading starts).
   built: Pick<ClusterExtensionPorts, 'drift' | 'healthGauge' | 'pulls' | 'dependencies' | 'storedVerdicts'> &
@@ -394,7 +394,12 @@ function extensionReconciler(
       features: p.features,
       clusterProxy: built.clusterProxy,
     },
-    { stepTimer: stepDurationTimer(registry, EXTENSION_CONTROLLER_NAME), pause: p.pause },
+    {
+      stepTimer: stepDurationTimer(registry, EXTENSION_CONTROLLER_NAME),
+      pause: p.pause,
+      // BoxcutterRuntime: each reconcile reads the extension from the informer, as upstream's from its cache (issue 74).
+      ...(revisions === undefined ? {} : { cached: (name: string) => extensions.get(name) }),
+    },
   );
 }
 

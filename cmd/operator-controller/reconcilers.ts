@@ -17,7 +17,7 @@ import {
 import { CLUSTER_EXTENSION, parseClusterExtension, type ClusterExtension } from '../../pkg/shared/api/index.ts';
 import { StepReconciler, type Step, type StepTimer } from '../../pkg/shared/controller/index.ts';
 import type { ImageCache } from '../../pkg/shared/image/index.ts';
-import type { EventRecorder, KubeClient, OpenApiSchemas, ScopedClientFactory } from '../../pkg/shared/kube/index.ts';
+import type { EventRecorder, KubeClient, KubeObject, OpenApiSchemas, ScopedClientFactory } from '../../pkg/shared/kube/index.ts';
 import {
   applyStep,
   finalizersStep,
@@ -113,6 +113,8 @@ interface ClusterExtensionReconcilerOptions {
   stepTimer?: StepTimer;
   /** First and longest poll period of a wait (default 1 s doubling to 10 s). */
   poll?: { initialMs: number; maxMs: number };
+  /** The ClusterExtension informer's copy by name, read instead of a GET each reconcile (StepReconciler `cached`); none: GET. */
+  cached?: (name: string) => Readonly<KubeObject> | undefined;
   /**
    * Test hook (test-pause.ts), none in production: awaited with `step:<name>` before each step
    * (the write points are client decorators, pausing-clients.ts, composed in control.ts).
@@ -192,6 +194,7 @@ export function clusterExtensionReconciler(
     steps: clusterExtensionSteps(p, lists, o.pause),
     stepTimer: o.stepTimer,
     poll: o.poll,
+    ...(o.cached === undefined ? {} : { cached: o.cached }),
   });
 }
 

@@ -62,6 +62,8 @@ interface ObjectSetReconcilerOptions {
   clock?: () => Date;
   /** Step durations are observed on it. */
   registry?: Registry;
+  /** The ClusterObjectSet informer's copy by name, read instead of a GET each reconcile (StepReconciler `cached`); none: GET. */
+  cached?: (name: string) => Readonly<KubeObject> | undefined;
 }
 
 /** The ClusterObjectSet reconciler: its steps, in order, over the parsed object. */
@@ -85,6 +87,7 @@ export function clusterObjectSetReconciler(p: ObjectSetPorts, o: ObjectSetReconc
       ...(p.watches === undefined ? [] : [watchStep({ watches: p.watches }, 'rewatch')]),
     ],
     ...(o.registry === undefined ? {} : { stepTimer: stepDurationTimer(o.registry, OBJECT_SET_CONTROLLER_NAME) }),
+    ...(o.cached === undefined ? {} : { cached: o.cached }),
   });
 }
 
@@ -166,7 +169,8 @@ export function createObjectSetController(o: ObjectSetControllerOptions): Object
   const objects = new RevisionObjectWatches({ enqueue: (name) => controller.enqueue(name), log: o.log, registry: o.registry, backoff: o.backoff });
   const controller = new Controller({
     name: OBJECT_SET_CONTROLLER_NAME,
-    reconciler: clusterObjectSetReconciler({ ...o.ports, watches: objects }, o),
+    // Each reconcile reads the revision from the informer, as upstream's from its cache.
+    reconciler: clusterObjectSetReconciler({ ...o.ports, watches: objects }, { ...o, cached: (name) => o.informer.get(name) }),
     log: o.log,
     ...(o.registry === undefined ? {} : { registry: o.registry }),
     watches: [{ informer: o.informer, keys: objectSetKeys }],

@@ -6,6 +6,7 @@ import type { ReconcileContext } from './reconciler.ts';
 import type { StatusClient } from './status-writer.ts';
 import { StepReconciler } from './step-reconciler.ts';
 import { POLL, type Step } from './steps.ts';
+import { fakeCluster } from '../../../test/support/fake-cluster.ts';
 
 /** The typed object of the tests: what a parser of the API module returns. */
 interface Thing {
@@ -190,5 +191,47 @@ describe('StepReconciler of a namespaced kind', () => {
       { apiVersion: 'example.com/v1', kind: 'Thing', namespace: 'team-a', name: 't' },
       { apiVersion: 'example.com/v1', kind: 'Thing', namespace: 'team-a', name: 't' },
     ]);
+  });
+});
+
+describe('StepReconciler reading the informer copy (issue 74)', () => {
+  it("reads the cached copy instead of the API server, and the API server while the copy is behind the reconciler's own write", async () => {
+    const fc = fakeCluster();
+    const ref = { kind: 'Thing', metadata: { name: 't' } };
+    fc.seed({ apiVersion: 'example.com/v1', kind: 'Thing', metadata: { name: 't' }, spec: { wait: false } });
+    let copy = fc.live(ref);
+    const r = new StepReconciler<Thing, { thing: Thing }>({
+      client: fc.client,
+      type: { apiVersion: 'example.com/v1', kind: 'Thing' },
+      parse: parseThing,
+      state: (thing) => ({ thing }),
+      steps: [{ name: 'count', run: (s) => void (s.thing.status = { seen: (s.thing.status?.seen ?? 0) + 1 }) }],
+      cached: () => copy,
+    });
+    const seen = (): unknown => (fc.live(ref)?.['status'] as Thing['status'])?.seen;
+
+    await r.reconcile('t', ctx());
+    expect(fc.calls).toEqual(['status Thing t']);
+    expect(seen()).toBe(1);
+
+    // The copy is still the one the write was made on: read from the API server, not counted twice.
+    fc.calls.length = 0;
+    await r.reconcile('t', ctx());
+    expect(fc.calls).toEqual(['get Thing t', 'status Thing t']);
+    expect(seen()).toBe(2);
+
+    // The informer caught up: its copy again.
+    copy = fc.live(ref);
+    fc.calls.length = 0;
+    await r.reconcile('t', ctx());
+    expect(fc.calls).toEqual(['status Thing t']);
+    expect(seen()).toBe(3);
+
+    // Gone from the cache (deleted): the API server says so, nothing is written.
+    copy = undefined;
+    fc.objects.delete('Thing t');
+    fc.calls.length = 0;
+    await expect(r.reconcile('t', ctx())).resolves.toBeUndefined();
+    expect(fc.calls).toEqual(['get Thing t']);
   });
 });

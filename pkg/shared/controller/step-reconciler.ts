@@ -8,6 +8,7 @@
  * over once a reconcile ends without one (a failed reconcile counts as neither).
  */
 import type { Result } from '../errors/index.ts';
+import type { KubeObject } from '../kube/index.ts';
 import { ExponentialFailureRateLimiter } from './rate-limiter.ts';
 import type { ReconcileContext, ReconcileResult, Reconciler } from './reconciler.ts';
 import { reconcileParsedWithStatus, type StatusClient, type WorkingObject } from './status-writer.ts';
@@ -36,6 +37,15 @@ interface StepReconcilerConfig<T extends WorkingObject, S> {
   poll?: { initialMs: number; maxMs: number };
   /** Called with the object's name when a reconcile throws (e.g. to forget what a failure made stale). */
   onError?: (name: string, err: unknown) => void;
+  /**
+   * The informer's copy of the object by key (`Informer.get`), read instead of the API server as
+   * upstream's reconcilers read their cache (issue 74: one GET a reconcile); none: every reconcile
+   * reads the object from the API server. A copy not yet past this reconciler's own last write
+   * of the object (its resourceVersion is the one that write was made on), or none, is read
+   * from the API server. Writes stay conditional on the resourceVersion read (status PUT,
+   * finalizers' merge patch): a copy behind another writer's conflicts and is retried.
+   */
+  cached?: (key: string) => Readonly<KubeObject> | undefined;
 }
 
 /** See the module comment. */
@@ -43,6 +53,8 @@ export class StepReconciler<T extends WorkingObject, S> implements Reconciler {
   readonly #c: StepReconcilerConfig<T, S>;
   /** Consecutive waits per object: the poll period doubles with each. */
   readonly #waits: ExponentialFailureRateLimiter;
+  /** By key: the resourceVersion this reconciler's last write of the object was made on, until the cache is past it. */
+  readonly #writtenOn = new Map<string, string>();
 
   constructor(config: StepReconcilerConfig<T, S>) {
     this.#c = config;
@@ -65,7 +77,7 @@ export class StepReconciler<T extends WorkingObject, S> implements Reconciler {
     let outcome;
     try {
       outcome = await reconcileParsedWithStatus({
-        client: c.client,
+        client: c.cached === undefined ? c.client : this.#cachedReads(name, c.cached),
         ref: c.namespaced === true ? { ...c.type, ...namespacedRef(name) } : { ...c.type, name },
         parse: c.parse,
         reconcile: async (working) => {
@@ -92,6 +104,39 @@ export class StepReconciler<T extends WorkingObject, S> implements Reconciler {
     }
     return { requeueAfterMs: this.#waits.when(name) };
   }
+
+  /** The status client of one reconcile of `key` reading the cached copy (see `cached`), recording what its writes were made on. */
+  #cachedReads(key: string, cached: (key: string) => Readonly<KubeObject> | undefined): StatusClient {
+    const client = this.#c.client;
+    const writtenOn = this.#writtenOn;
+    return {
+      get: ((ref, options) => {
+        const copy = cached(key);
+        const behind = writtenOn.get(key);
+        if (copy !== undefined && (behind === undefined || copy.metadata.resourceVersion !== behind)) {
+          writtenOn.delete(key);
+          return Promise.resolve(copy as KubeObject);
+        }
+        return client.get(ref, options);
+      }) as StatusClient['get'],
+      updateStatus: ((obj, options) => {
+        const rv = obj.metadata?.resourceVersion;
+        if (rv !== undefined) writtenOn.set(key, rv);
+        return client.updateStatus(obj, options);
+      }) as StatusClient['updateStatus'],
+      patch: ((ref, patch, type, options) => {
+        const rv = patchedOn(patch);
+        if (rv !== undefined) writtenOn.set(key, rv);
+        return client.patch(ref, patch, type, options);
+      }) as StatusClient['patch'],
+    };
+  }
+}
+
+/** A merge patch's resourceVersion precondition, if it has one. */
+function patchedOn(patch: unknown): string | undefined {
+  const rv = (patch as { metadata?: { resourceVersion?: unknown } } | undefined)?.metadata?.resourceVersion;
+  return typeof rv === 'string' ? rv : undefined;
 }
 
 /** `namespace/name` as a reference's two fields (a key without `/` names a cluster-scoped object). */
