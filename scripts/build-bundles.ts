@@ -21,6 +21,25 @@ import type { Plugin } from 'esbuild';
 /** The bundled components and the function each one's start.ts exports. */
 export const BUNDLED_COMPONENTS = { catalogd: 'catalogdMain', 'operator-controller': 'operatorControllerMain' } as const;
 
+/**
+ * Libraries left to Node's loader (and its compile cache): those no component loads before it
+ * serves or is ready (cmd/shared/start-up-modules.test.ts), which would make a start compile the
+ * bundle's larger half for nothing (zod, openpgp, CEL, GraphQL, TOML); pino-pretty, loaded only for
+ * `--log-format text` through its own require; client-node (16 MB bundled), only for a
+ * kubeconfig's exec or auth-provider plugin.
+ */
+const UNBUNDLED = [
+  'zod',
+  'openpgp',
+  '@bufbuild/cel',
+  '@bufbuild/protobuf',
+  '@bufbuild/re2',
+  'graphql',
+  'smol-toml',
+  'pino-pretty',
+  '@kubernetes/client-node',
+] as const;
+
 /** `import.meta.url` of a module at `source`, as the URL of tsc's output for it, seen from the bundle at `bundleFile`. */
 export function emittedUrlExpression(root: string, outDir: string, source: string, bundleFile: string): string {
   const emitted = join(outDir, relative(root, source)).replace(/\.ts$/, '.js');
@@ -72,9 +91,7 @@ export async function buildBundles(repoRoot: string, outDir: string): Promise<st
       keepNames: true,
       sourcemap: 'linked',
       sourcesContent: true,
-      // pino-pretty is loaded only for `--log-format text` (cmd/shared/logging.ts), through its own
-      // require; client-node (16 MB bundled) only for a kubeconfig's exec or auth-provider plugin.
-      external: ['pino-pretty', '@kubernetes/client-node'],
+      external: [...UNBUNDLED],
       // The libraries' own `import.meta.url` (openpgp's createRequire): the bundle's file.
       define: { 'import.meta.url': '__bundleUrl' },
       banner: { js: 'const __bundleUrl = require("node:url").pathToFileURL(__filename).href;' },
