@@ -7,7 +7,7 @@
  * module zip leaves out). `DSN=memory` needs SQLite: CGO on and `-tags sqlite`.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rename, rm, writeFile, cp } from 'node:fs/promises';
+import { chmod, cp, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { withGoBuildSlot, type Log } from './build.ts';
 import { runCommand } from './exec.ts';
@@ -77,6 +77,7 @@ export async function resolveHydra(options: { cacheRoot: string; go: () => Promi
       const { stdout: version } = await runCommand(join(stage, 'hydra'), ['version']);
       if (!version.includes(HYDRA_VERSION)) throw new Error(`hydra version printed "${version.trim()}", expected ${HYDRA_VERSION}`);
       await rm(join(stage, 'go.mod'));
+      await chmod(stage, 0o755);
       await rename(stage, dir);
       log(`built hydra ${HYDRA_VERSION} in ${Math.round((Date.now() - started) / 1000)} s -> ${dir}`);
       return binary;
