@@ -2,8 +2,8 @@
  * Vitest global setup of the `integration` project: resolves (and on first use builds) what the
  * shared control plane needs, starts one control plane and two registries for the whole run,
  * hands their connection data to tests through `provide`, then builds the other test tools in the
- * background while the tests run (deferred-tools.ts: the node's binaries, hydra, helm, cert-manager,
- * cosign, then the oldest kube-apiserver for the `integration-oldest` run that follows); its
+ * background while the tests run (deferred-tools.ts: the node's binaries, helm, cert-manager, cosign,
+ * hydra, then the oldest kube-apiserver for the `integration-oldest` run that follows); its
  * teardown stops the servers and waits for that chain. Its phases go to run-timings.ts's file
  * for the summary at the end of the run.
  *
@@ -87,10 +87,11 @@ export async function setupWith(
         : [
             // Not lowered: the `on-node` process's files wait for them before anything else.
             ['node binaries', () => envtestNodeBinaries(log)],
-            ['hydra', () => envtestHydra(log, BACKGROUND_BUILD_ENV)],
             ['helm', () => envtestHelm(log, BACKGROUND_BUILD_ENV)],
             ['cert-manager', () => envtestCertManager(log, BACKGROUND_BUILD_ENV)],
             ['cosign', () => envtestCosign(log, BACKGROUND_BUILD_ENV)],
+            // After the tools of the `on-node` files (cert-manager): one integration file needs it, and it is the longest build.
+            ['hydra', () => envtestHydra(log, BACKGROUND_BUILD_ENV)],
             ['oldest kube-apiserver', () => resolveOldestBinaries({ ...resolveOptions, env: BACKGROUND_BUILD_ENV })],
           ];
   const background = buildInBackground(chain, phases, log);

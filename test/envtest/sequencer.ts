@@ -1,8 +1,8 @@
 /**
  * The order of the `integration` and `on-node` files, each project's among its own: vitest's own (failed first, then the slowest), except
  * that the files needing a tool the global setup builds in the background (deferred-tools.ts)
- * run last, by the last tool of that chain they need (node binaries, then hydra, helm,
- * cert-manager, cosign), so each waits for its build as little as possible and the others run meanwhile.
+ * run last, by the last tool of that chain they need (node binaries, then helm,
+ * cert-manager, cosign, hydra), so each waits for its build as little as possible and the others run meanwhile.
  *
  * A file needs a tool when it, or a test/support or test/envtest module it imports (relative
  * imports, followed transitively), calls the tool's getter or the resolve function behind it; a
@@ -14,9 +14,9 @@ import { dirname, join, resolve, sep } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /** deferred-tools.ts's getters, in the order the background chain builds their tools. */
-export const DEFERRED_GETTERS = ['envtestNodeBinaries', 'envtestHydra', 'envtestHelm', 'envtestCertManager', 'envtestCosign'] as const;
+export const DEFERRED_GETTERS = ['envtestNodeBinaries', 'envtestHelm', 'envtestCertManager', 'envtestCosign', 'envtestHydra'] as const;
 /** The resolve functions behind them, in the same order (a test may call one directly). */
-const RESOLVERS = ['resolveNodeBinaries', 'resolveHydra', 'resolveHelm', 'resolveCertManagerBinaries', 'resolveCosign'] as const;
+const RESOLVERS = ['resolveNodeBinaries', 'resolveHelm', 'resolveCertManagerBinaries', 'resolveCosign', 'resolveHydra'] as const;
 
 /** The projects whose files are reordered, each among its own. */
 const PROJECTS = new Set(['integration', 'on-node']);
