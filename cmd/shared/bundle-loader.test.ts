@@ -1,6 +1,8 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { spawnSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { codeCacheFile, loadBundle } from './bundle-loader.ts';
 
@@ -61,5 +63,36 @@ describe('loadBundle', () => {
     const blocked = loadBundle(file, codeCacheFile(join(dir, 'blocked'), file));
     expect(() => blocked.saveCodeCache()).not.toThrow();
     expect(loadBundle(file, codeCacheFile(join(dir, 'blocked'), file)).cacheUsed).toBe(false);
+  });
+});
+
+describe('runBundle', () => {
+  it('with --enable-source-maps, loads the bundle through Node so that stack traces name the sources', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'olmv1-bundle-loader-'));
+    try {
+      writeFileSync(
+        join(dir, 'start.ts'),
+        'export async function main(): Promise<void> {\n  const n: number = 1;\n  throw new Error(`failed ${n}`);\n}\n',
+      );
+      const esbuild = await import('esbuild');
+      const outfile = join(dir, 'start.cjs');
+      await esbuild.build({
+        entryPoints: [join(dir, 'start.ts')],
+        outfile,
+        bundle: true,
+        platform: 'node',
+        format: 'cjs',
+        sourcemap: 'linked',
+        logLevel: 'silent',
+      });
+      const run = `import { runBundle } from ${JSON.stringify(fileURLToPath(new URL('./bundle-loader.ts', import.meta.url)))};
+await runBundle(new URL(${JSON.stringify(pathToFileURL(outfile).href)}), 'main', []);`;
+      const traced = spawnSync(process.execPath, ['--enable-source-maps', '--input-type=module', '-e', run], { encoding: 'utf8' });
+      expect(traced.stderr).toMatch(/start\.ts:3:/);
+      const plain = spawnSync(process.execPath, ['--input-type=module', '-e', run], { encoding: 'utf8' });
+      expect(plain.stderr).toMatch(/start\.cjs:\d+:/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

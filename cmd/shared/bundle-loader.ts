@@ -82,6 +82,9 @@ export function loadBundle(bundle: string, cache: CodeCacheFile | undefined): Lo
 export async function runBundle(bundleUrl: URL, main: string, argv: readonly string[]): Promise<void> {
   startCompileCacheEarly(argv);
   const bundle = fileURLToPath(bundleUrl);
+  // Node maps stack traces through start.cjs.map (`--enable-source-maps`) only for what its own
+  // loader loads, not for a vm.Script: then the bundle is required, without the code cache.
+  if (process.sourceMapsEnabled) return callMain(bundle, createRequire(bundle)(bundle) as Record<string, unknown>, main);
   const cacheDir = explicitCacheDir(argv);
   const loaded = loadBundle(bundle, cacheDir === undefined ? undefined : codeCacheFile(cacheDir, bundle));
   // Written anew each start, once it has run its start-up; a process that exits sooner (a
@@ -95,7 +98,11 @@ export async function runBundle(bundleUrl: URL, main: string, argv: readonly str
   process.once('exit', () => {
     if (!saved && !loaded.cacheUsed) save();
   });
-  const run = loaded.exports[main];
+  await callMain(bundle, loaded.exports, main);
+}
+
+async function callMain(bundle: string, exports: Record<string, unknown>, main: string): Promise<void> {
+  const run = exports[main];
   if (typeof run !== 'function') throw new Error(`${bundle} exports no function ${main}`);
   await (run as () => Promise<void>)();
 }
