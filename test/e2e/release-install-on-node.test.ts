@@ -13,8 +13,10 @@
 // operator Pod Running on the node. Last, a disconnected install (issue 72's 'Done when'): the
 // example pushed to a registry A, `olmv1 catalog mirror` to a registry B, the written
 // registries.conf added to that ConfigMap and a containerd mirror (hosts.toml) for A on the
-// node, A stopped; the written ClusterCatalog serves and the example installs Healthy, its Pod
-// running an image named under A. One node start; 150 to 210 s with the project image cached
+// node, A stopped; with the earlier case's operator image removed from the node's containerd and
+// both components restarted (empty caches), so that nothing but B can serve the example, the
+// written ClusterCatalog serves and the example installs Healthy, its Pod running an image named
+// under A that the node pulled again. One node start; 150 to 210 s with the project image cached
 // before the mirror case.
 //
 // Where the signature is verified: by install.sh (cosign), before anything is applied. The
@@ -370,6 +372,24 @@ describe.skipIf(missing !== undefined)('a release installed on a fresh cluster f
 
     // The extension of the earlier case goes, so that the package installs again, from the mirror.
     await kubectl(['delete', 'clusterextension', 'example-operator', '--wait=true', '--timeout=120s']);
+    // Nothing of the example left to serve it but B: the earlier case's operator image (the same
+    // digest, pushExample being deterministic) removed from the node's containerd, once its Pod is
+    // gone, and both components' Pods replaced, so that their caches (emptyDirs: unpacked
+    // catalogs and bundles) start empty. A pull from the node or a component must then reach a
+    // registry, and A is stopped.
+    await expect.poll(async () => (await k.list(['pods', '-n', 'example-operator'])).length, { timeout: 120_000, interval: 500 }).toBe(0);
+    const operatorImagesOnNode = async (): Promise<string[]> =>
+      (await runCommand('ctr', ['--address', node.containerdSocket, '--namespace', 'k8s.io', 'images', 'ls', '-q'], { env: nodeEnv })).stdout
+        .split('\n')
+        .filter((ref) => ref.includes('/olmv1/example-operator'));
+    const earlier = await operatorImagesOnNode();
+    log(`mirror case: the earlier operator image on the node, removed: ${earlier.join(', ')}`);
+    if (earlier.length > 0)
+      await runCommand('ctr', ['--address', node.containerdSocket, '--namespace', 'k8s.io', 'images', 'rm', '--sync', ...earlier], { env: nodeEnv });
+    expect(await operatorImagesOnNode()).toEqual([]);
+    await kubectl(['delete', 'pods', '-n', SYSTEM_NAMESPACE, '--all', '--wait=true', '--timeout=120s']);
+    for (const d of DEPLOYMENTS) await kubectl(['rollout', 'status', '-n', SYSTEM_NAMESPACE, '--timeout=180s', `deployment/${d}`]);
+    timed('mirror case: operator image off the node, components restarted with empty caches', started);
     await kubectl(['apply', '--server-side', '-f', join(out, 'clustercatalog.yaml')]);
     await kubectl(['wait', '--for=condition=Serving', 'clustercatalog/mirrored-catalog', '--timeout=120s']);
     const catalog = await k.get(['clustercatalog', 'mirrored-catalog']);
@@ -412,6 +432,8 @@ describe.skipIf(missing !== undefined)('a release installed on a fresh cluster f
     expect(running.map((p) => [p.spec.nodeName, p.status.phase])).toEqual([['olmv1-node', 'Running']]);
     expect(running[0]?.spec.containers[0]?.image).toMatch(new RegExp(`^${a.replaceAll('.', '\\.')}/olmv1/example-operator@sha256:[0-9a-f]{64}$`));
     log(`mirror case: operator Pod image ${running[0]?.spec.containers[0]?.image}, imageID ${running[0]?.status.containerStatuses[0]?.imageID}`);
+    // Pulled again, with A stopped: from B, the only registry that could serve it.
+    expect(await operatorImagesOnNode()).toContain(running[0]?.spec.containers[0]?.image);
     log(`mirror case: node hosts.toml for ${a}: ${JSON.stringify(await readdir(join(node.dir, 'containerd/hosts', a)))}`);
     timed('mirror case: example-operator Installed and Healthy from the mirror', started);
   }, 600_000);
