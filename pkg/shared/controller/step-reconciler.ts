@@ -8,7 +8,7 @@
  * over once a reconcile ends without one (a failed reconcile counts as neither).
  */
 import type { Result } from '../errors/index.ts';
-import type { KubeObject } from '../kube/index.ts';
+import { ApiError, type KubeObject } from '../kube/index.ts';
 import { ExponentialFailureRateLimiter } from './rate-limiter.ts';
 import type { ReconcileContext, ReconcileResult, Reconciler } from './reconciler.ts';
 import { reconcileParsedWithStatus, type StatusClient, type WorkingObject } from './status-writer.ts';
@@ -41,9 +41,11 @@ interface StepReconcilerConfig<T extends WorkingObject, S> {
    * The informer's copy of the object by key (`Informer.get`), read instead of the API server as
    * upstream's reconcilers read their cache (issue 74: one GET a reconcile); none: every reconcile
    * reads the object from the API server. A copy not yet past this reconciler's own last write
-   * of the object (its resourceVersion is the one that write was made on), or none, is read
-   * from the API server. Writes stay conditional on the resourceVersion read (status PUT,
-   * finalizers' merge patch): a copy behind another writer's conflicts and is retried.
+   * of the object (its resourceVersion is the one that write was made on) is read from the API
+   * server; no copy is an object that is gone, as controller-runtime's cache says (the watches
+   * start the workers once synced, and an object created since queues itself when its copy
+   * arrives). Writes stay conditional on the resourceVersion read (status PUT, finalizers' merge
+   * patch): a copy behind another writer's conflicts and is retried.
    */
   cached?: (key: string) => Readonly<KubeObject> | undefined;
 }
@@ -112,8 +114,12 @@ export class StepReconciler<T extends WorkingObject, S> implements Reconciler {
     return {
       get: ((ref, options) => {
         const copy = cached(key);
+        if (copy === undefined) {
+          writtenOn.delete(key);
+          return Promise.reject(new ApiError(404, 'NotFound', `${ref.kind} ${JSON.stringify(key)} not found in the informer's cache`));
+        }
         const behind = writtenOn.get(key);
-        if (copy !== undefined && (behind === undefined || copy.metadata.resourceVersion !== behind)) {
+        if (behind === undefined || copy.metadata.resourceVersion !== behind) {
           writtenOn.delete(key);
           return Promise.resolve(copy as KubeObject);
         }
