@@ -19,7 +19,8 @@
  * modules with its compile cache and exiting: those it loads before it serves or is ready, and
  * all of them.
  * Each component keeps one cache directory across the rounds (holding Node's compile cache,
- * decision 0097), without a compile cache before the first round: the first round is a pod's
+ * decision 0097, and the code cache of its bundle, decision 0147: the components run bundled as
+ * in the image, bench/lib/runtime.ts), without either before the first round: the first round is a pod's
  * first start, the later ones container restarts; rows are the median of the later. The
  * catalogd that ingests has its store emptied before each round.
  *
