@@ -23,6 +23,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { pushExample } from '../../cmd/olmv1/up-example.ts';
+import { dockerfileCopySources } from '../../pkg/olmv1/images/index.ts';
 import { DEPLOYMENTS, deployCertManager, startNodeRegistry, SYSTEM_NAMESPACE, type Kubectl } from '../../pkg/olmv1/in-cluster/index.ts';
 import { runCommand, startControlPlane, type ControlPlane, type Registry } from '../../pkg/olmv1/localstack/index.ts';
 import { envtestCertManager, envtestNodeBinaries } from '../envtest/deferred-tools.ts';
@@ -33,14 +34,32 @@ const missing = nodeUnavailable();
 if (missing !== undefined) console.warn(`release-upgrade-on-node.test.ts skipped: ${missing}`);
 
 /**
- * The previous release's commit. Any commit with scripts/release.ts serves; this one is the
- * first whose image build uses buildah's overlay storage (decision 0146), which makes the
- * previous release's build take seconds after HEAD's instead of 8 minutes with vfs (an older
- * commit builds with its own code, vfs), and it has config/boxcutter and install.sh's
- * OLMV1_MANIFEST like HEAD.
+ * The oldest commit a previous release is taken from: the first whose image build uses buildah's
+ * overlay storage (decision 0146; an older commit builds with its own code, vfs, 8 minutes and
+ * more), with config/boxcutter and install.sh's OLMV1_MANIFEST like HEAD.
  */
-const PREVIOUS = 'e232b0b';
-const head = execFileSync('git', ['-C', REPO, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
+const FIRST_PREVIOUS = 'e232b0b';
+const git = (...args: string[]): string => execFileSync('git', ['-C', REPO, ...args], { encoding: 'utf8' }).trim();
+
+/**
+ * The previous release's commit: the oldest first-parent commit since FIRST_PREVIOUS with HEAD's
+ * package.json and package-lock.json (so its build takes both `npm ci` steps from the layer cache
+ * HEAD's build filled, seconds instead of minutes) whose image inputs (the Dockerfile's COPY
+ * sources) differ from HEAD's (or there would be nothing to upgrade); FIRST_PREVIOUS when none has.
+ */
+function choosePrevious(): string {
+  const deps = (rev: string): string => git('rev-parse', `${rev}:package.json`, `${rev}:package-lock.json`);
+  const inputs = (rev: string): string[] => ['Dockerfile', '.dockerignore', ...dockerfileCopySources(git('show', `${rev}:Dockerfile`))];
+  const headDeps = deps('HEAD');
+  for (const commit of git('rev-list', '--first-parent', '--reverse', `${FIRST_PREVIOUS}^..HEAD`).split('\n')) {
+    if (commit === '' || deps(commit) !== headDeps) continue;
+    const paths = [...new Set([...inputs(commit), ...inputs('HEAD')])];
+    if (git('diff', '--name-only', commit, 'HEAD', '--', ...paths) !== '') return commit.slice(0, 12);
+  }
+  return FIRST_PREVIOUS;
+}
+const PREVIOUS = choosePrevious();
+const head = git('rev-parse', 'HEAD');
 const log = (line: string): void => console.error(`release-upgrade-on-node: ${line}`);
 const timed = (name: string, started: number): void => timedBy(log, name, started);
 const tools = missing === undefined ? { node: await envtestNodeBinaries(log), certManager: await envtestCertManager(log) } : undefined;
@@ -245,7 +264,7 @@ afterAll(async () => {
 describe.skipIf(missing !== undefined)('the previous release upgraded to HEAD with an extension installed', () => {
   it('installs the previous release and the example extension, Installed and Healthy', async () => {
     const started = Date.now();
-    // Equal only when no image input (cmd/, pkg/, the Dockerfile...) changed since PREVIOUS.
+    // Equal only when no image input (cmd/, pkg/, the Dockerfile...) changed since FIRST_PREVIOUS.
     expect(previous.imageRef, `HEAD's image inputs are those of ${PREVIOUS}: nothing to upgrade`).not.toBe(current.imageRef);
     await install(previous);
     expect(await productImages()).toEqual([previous.imageRef]);

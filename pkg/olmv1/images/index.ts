@@ -15,6 +15,7 @@ export { checkProjectImage } from './project-image-check.ts';
 export {
   buildProjectImage,
   defaultImageCacheDir,
+  dockerfileCopySources,
   measurePushedImage,
   pushProjectImage,
   type ProjectImage,
