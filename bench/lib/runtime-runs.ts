@@ -21,7 +21,7 @@ import { type PushedBundle, clusterExtension } from './extension-bundles.ts';
 import { isInstalledAs } from './extension-runs.ts';
 import type { OlmStack } from './olm-stack.ts';
 import { RssSampler, procMemory } from './proc.ts';
-import { type Attribution, type PhaseRequests, untilQuiet } from './request-counts.ts';
+import { type Attribution, type PhaseRequests, isLease, untilQuiet } from './request-counts.ts';
 import type { SideFigures } from './runtime-table.ts';
 import { type ClusterWatch, controlPlaneProcesses, cpuMeter, installRun, stampFirst } from './scale-runs.ts';
 import { median } from './stats.ts';
@@ -136,7 +136,9 @@ export async function runSide(
       o.log(`${g.label}: wrote its CPU profile at rest to ${o.idleProfile}`);
     }
     const minutes = (Date.now() - t0) / 60_000;
-    const idleRequests = (await audit.readSince(offset, c.who)).length;
+    const idleEvents = (await audit.readSince(offset, c.who)).filter((e) => !isLease(e));
+    const idleRequests = idleEvents.length;
+    if (idleRequests > 0) o.log(`${g.label}: at rest, ${idleRequests} requests: ${byWho(idleEvents)}`);
 
     offset = await audit.offset();
     startMs = Date.now();
