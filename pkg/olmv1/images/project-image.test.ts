@@ -17,6 +17,7 @@ describe('the project image build inputs', () => {
       'package-lock.json',
       'package.json',
       'pkg',
+      'scripts/build-bundles.ts',
       'scripts/build-console.ts',
       'tsconfig.build.json',
       'tsconfig.json',
