@@ -30,8 +30,6 @@ import { envtestCertManager, envtestNodeBinaries } from '../envtest/deferred-too
 import { condition, kube, nodeEnv, nodeUnavailable, REPO, timed as timedBy, type Obj } from '../support/on-node.ts';
 
 const exec = promisify(execFile);
-const missing = nodeUnavailable();
-if (missing !== undefined) console.warn(`release-upgrade-on-node.test.ts skipped: ${missing}`);
 
 /**
  * The oldest commit a previous release is taken from: the first whose image build uses buildah's
@@ -58,7 +56,18 @@ function choosePrevious(): string {
   }
   return FIRST_PREVIOUS;
 }
-const PREVIOUS = choosePrevious();
+/** Why the previous release cannot be made here: a checkout without FIRST_PREVIOUS in its history (a shallow clone). */
+function historyMissing(): string | undefined {
+  try {
+    git('cat-file', '-e', `${FIRST_PREVIOUS}^{commit}`);
+    return undefined;
+  } catch {
+    return `this checkout's history lacks ${FIRST_PREVIOUS}, the oldest commit a previous release is built from (a shallow clone?)`;
+  }
+}
+const missing = nodeUnavailable() ?? historyMissing();
+if (missing !== undefined) console.warn(`release-upgrade-on-node.test.ts skipped: ${missing}`);
+const PREVIOUS = missing === undefined ? choosePrevious() : FIRST_PREVIOUS;
 const head = git('rev-parse', 'HEAD');
 const log = (line: string): void => console.error(`release-upgrade-on-node: ${line}`);
 const timed = (name: string, started: number): void => timedBy(log, name, started);
