@@ -109,35 +109,25 @@ async function install(ports: InstallPorts, r: InstallRequest, installing: Reado
   const bundle = { name: picked.name, version: metadataFor(picked.name, versionRelease).version, image: picked.image, catalog };
   let dependencies = 0;
   let planned: PlannedDependency[] | undefined;
-  if (r.withDependencies === true && r.dryRun === true && input.ok) {
-    const source = await catalogs.source();
-    planned = await planDependencies({
+  if (r.withDependencies === true && input.ok) {
+    // What the dependencies are resolved against: the same for a preview and an install.
+    const context = {
       catalogs,
-      source,
+      source: await catalogs.source(),
       selector: src.selector,
       self: req.name,
       bundle: picked,
       inputs: input.value.catalogs,
       installing,
-    });
-  } else if (r.withDependencies === true && input.ok) {
-    const installOne = async (p: Provider, installing: ReadonlySet<string>) => {
-      const result = await install(ports, dependencyRequest(r, p), installing);
-      onEvent?.({ type: 'dependency-installed', result });
     };
-    const source = await catalogs.source();
-    const d = {
-      catalogs,
-      source,
-      selector: src.selector,
-      self: req.name,
-      bundle: picked,
-      inputs: input.value.catalogs,
-      installing,
-      installOne,
-      onEvent,
-    };
-    dependencies = await installDependencies(d);
+    if (r.dryRun === true) planned = await planDependencies(context);
+    else {
+      const installOne = async (p: Provider, installing: ReadonlySet<string>) => {
+        const result = await install(ports, dependencyRequest(r, p), installing);
+        onEvent?.({ type: 'dependency-installed', result });
+      };
+      dependencies = await installDependencies({ ...context, installOne, onEvent });
+    }
     if (dependencies > 0) onEvent?.({ type: 'dependencies', extension: req.name, count: dependencies });
   }
   onEvent?.({ type: 'resolved', bundle });
