@@ -7,23 +7,13 @@
 // uninstall in the API server's words, and nothing is deleted; the admin uninstalls it. The Pod
 // of the project's image on the node is config/console's, not run here.
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { createKubeconfigLookup, connectCluster } from '../../cmd/olmv1/cluster-access.ts';
-import { runClusterConsole } from '../../cmd/olmv1/console-in-cluster.ts';
-import { createSelfSignedCertificate } from '../../pkg/olmv1/localstack/index.ts';
-import { createCatalogClient } from '../../pkg/operator-controller/catalogclient/index.ts';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connect, isNotFound, type KubeContext } from '../../pkg/shared/kube/index.ts';
 import { requestServiceAccountToken } from '../envtest/index.ts';
+import { freePort, startClusterConsole } from '../support/cluster-console.ts';
 import { installOlmConfig } from '../support/olm-config.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const id = randomBytes(4).toString('hex');
 const name = `incluster-${id}`;
 const ce = { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterExtension', name };
@@ -36,14 +26,6 @@ let run: Promise<number>;
 const stop = new AbortController();
 const cleanup: (() => Promise<unknown>)[] = [];
 const tokens: Record<'admin' | 'viewer', string> = { admin: '', viewer: '' };
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  return port;
-}
 
 /** A ServiceAccount in default bound cluster-wide to `role` (made from `rules` when given); its token. */
 async function account(user: string, role: string, rules?: object[]): Promise<string> {
@@ -103,45 +85,9 @@ beforeAll(async () => {
     { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: ['get', 'list'] },
     { apiGroups: [''], resources: ['events', 'namespaces'], verbs: ['get', 'list'] },
   ]);
-  const dir = await mkdtemp(join(tmpdir(), 'console-in-cluster-'));
-  cleanup.push(() => rm(dir, { recursive: true, force: true }));
-  const cert = await createSelfSignedCertificate(dir, { name: 'serving', commonName: '127.0.0.1', ipAddresses: ['127.0.0.1'] });
   const port = await freePort();
   origin = `https://127.0.0.1:${port}`;
-  const catalogClient = createCatalogClient();
-  cleanup.push(async () => catalogClient.close());
-  const lookup = createKubeconfigLookup({}, tmpdir());
-  run = runClusterConsole(
-    [
-      '--in-cluster',
-      // The API server's address and CA only: the kubeconfig's user is not used.
-      `--kubeconfig=${cp.kubeconfigPath}`,
-      `--listen=127.0.0.1:${port}`,
-      `--tls-cert=${cert.certPath}`,
-      `--tls-key=${cert.keyPath}`,
-    ],
-    { stdout: { write: () => true }, stderr: { write: (s: string) => process.stderr.write(s) } },
-    {
-      signal: stop.signal,
-      catalogClient,
-      connectCluster: (flags) => connectCluster(flags, lookup, 1),
-      cacheDir: join(tmpdir(), 'olmv1-console-test-bundle'),
-      lockFile: join(REPO, 'package-lock.json'),
-      serviceHost: undefined,
-      servicePort: undefined,
-    },
-  );
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-  // Serving once the sign-in page answers (the UI may be built on first use).
-  const probe = await browser.newContext({ ignoreHTTPSErrors: true });
-  await vi.waitFor(
-    async () => {
-      const res = await probe.request.get(`${origin}/signin`);
-      if (res.status() !== 200) throw new Error(`sign-in page: ${res.status()}`);
-    },
-    { timeout: 120_000, interval: 250 },
-  );
-  await probe.close();
+  ({ run, browser } = await startClusterConsole({ kubeconfig: cp.kubeconfigPath, port, signal: stop.signal, cleanup }));
 }, 240_000);
 
 afterAll(async () => {

@@ -9,28 +9,19 @@
 // olmv1-viewers, read-only on the olm kinds) sees the same list and is refused the same write in
 // the API server's words, and nothing is written; signing out ends the session on the server.
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { createKubeconfigLookup, connectCluster } from '../../cmd/olmv1/cluster-access.ts';
-import { runClusterConsole } from '../../cmd/olmv1/console-in-cluster.ts';
-import { createSelfSignedCertificate, startControlPlane, type ControlPlane } from '../../pkg/olmv1/localstack/index.ts';
-import { createCatalogClient } from '../../pkg/operator-controller/catalogclient/index.ts';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startControlPlane, type ControlPlane } from '../../pkg/olmv1/localstack/index.ts';
 import { connect, isNotFound, type KubeContext } from '../../pkg/shared/kube/index.ts';
 import { envtestHydra } from '../envtest/deferred-tools.ts';
 import { startHydra, type Hydra } from '../support/hydra.ts';
 import { OIDC_USERS } from '../support/oidc-login.ts';
+import { freePort, startClusterConsole } from '../support/cluster-console.ts';
 import { installOlmConfig } from '../support/olm-config.ts';
 
 // Built in the global setup's background; awaited here, where no timeout applies.
 const hydraBinary = await envtestHydra();
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const id = randomBytes(4).toString('hex');
 const seed = `seed-${id}`;
 const added = `added-${id}`;
@@ -48,14 +39,6 @@ let origin: string;
 let run: Promise<number> | undefined;
 const stop = new AbortController();
 const cleanup: (() => Promise<unknown>)[] = [];
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  return port;
-}
 
 /** Binds `group` cluster-wide to `role`. */
 async function bindGroup(group: string, role: string): Promise<void> {
@@ -148,47 +131,13 @@ beforeAll(async () => {
     metadata: { name: seed },
     spec: { source: { type: 'Image', image: { ref: 'registry.test/seed:latest' } } },
   });
-  const dir = await mkdtemp(join(tmpdir(), 'console-oidc-'));
-  cleanup.push(() => rm(dir, { recursive: true, force: true }));
-  const cert = await createSelfSignedCertificate(dir, { name: 'serving', commonName: '127.0.0.1', ipAddresses: ['127.0.0.1'] });
-  const catalogClient = createCatalogClient();
-  cleanup.push(async () => catalogClient.close());
-  const lookup = createKubeconfigLookup({}, tmpdir());
-  run = runClusterConsole(
-    [
-      '--in-cluster',
-      // The API server's address and CA only: the kubeconfig's user is not used.
-      `--kubeconfig=${cp.info.kubeconfigPath}`,
-      `--listen=127.0.0.1:${port}`,
-      `--tls-cert=${cert.certPath}`,
-      `--tls-key=${cert.keyPath}`,
-      `--oidc-issuer=${hydra.issuer}`,
-      `--oidc-client-id=${clientId}`,
-      `--oidc-redirect-url=${redirect}`,
-      `--oidc-ca-file=${hydra.caPath}`,
-    ],
-    { stdout: { write: () => true }, stderr: { write: (s: string) => process.stderr.write(s) } },
-    {
-      signal: stop.signal,
-      catalogClient,
-      connectCluster: (flags) => connectCluster(flags, lookup, 1),
-      cacheDir: join(tmpdir(), 'olmv1-console-test-bundle'),
-      lockFile: join(REPO, 'package-lock.json'),
-      serviceHost: undefined,
-      servicePort: undefined,
-    },
-  );
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-  // Serving once the sign-in page answers (the UI may be built on first use).
-  const probe = await browser.newContext({ ignoreHTTPSErrors: true });
-  await vi.waitFor(
-    async () => {
-      const res = await probe.request.get(`${origin}/signin`);
-      if (res.status() !== 200) throw new Error(`sign-in page: ${res.status()}`);
-    },
-    { timeout: 120_000, interval: 250 },
-  );
-  await probe.close();
+  ({ run, browser } = await startClusterConsole({
+    kubeconfig: cp.info.kubeconfigPath,
+    port,
+    args: [`--oidc-issuer=${hydra.issuer}`, `--oidc-client-id=${clientId}`, `--oidc-redirect-url=${redirect}`, `--oidc-ca-file=${hydra.caPath}`],
+    signal: stop.signal,
+    cleanup,
+  }));
 }, 240_000);
 
 afterAll(async () => {
