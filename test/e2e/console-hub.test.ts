@@ -6,20 +6,16 @@
 // its tiles and package page, and the acknowledgement its install form asks for before Install.
 // Screenshots go to docs/images/console-hub-*.png.
 import { randomBytes } from 'node:crypto';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createKubeconfigLookup, connectCluster } from '../../cmd/olmv1/cluster-access.ts';
-import { fetchBundleFiles } from '../../cmd/olmv1/bundle-image.ts';
-import { runConsole } from '../../cmd/olmv1/console.ts';
-import { createCatalogClient } from '../../pkg/operator-controller/catalogclient/index.ts';
 import { CATALOG_DISPLAY_NAME_ANNOTATION, CATALOG_SOURCE_TYPE_ANNOTATION } from '../../pkg/olmv1/console/index.ts';
 import { CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
 import { connect, type KubeContext } from '../../pkg/shared/kube/index.ts';
 import { startCatalogd, type TestCatalogd } from '../support/catalogd.ts';
 import { condition, pushCatalog, waitForCatalog, writeCatalogFiles } from '../support/catalogs.ts';
+import { startConsole, type RunningConsole } from '../support/console-run.ts';
 import { installOlmConfig } from '../support/olm-config.ts';
 import { bundleFiles, pushBundle } from '../support/extensions.ts';
 import { withTempDir } from '../support/temp-dir.ts';
@@ -38,9 +34,7 @@ let kube: KubeContext;
 let catalogd: TestCatalogd;
 let browser: Browser;
 let url = '';
-const stop = new AbortController();
-let consoleRun: Promise<number> | undefined;
-const catalogClient = createCatalogClient();
+let running: RunningConsole | undefined;
 
 /** One package `name` whose head bundle has `meta` as its olm.csv.metadata. */
 function pkgDocs(name: string, meta: object, image = `registry.test/${name}-bundle:v1.0.0`): string[] {
@@ -108,31 +102,14 @@ beforeAll(async () => {
     metadata: { name: `hub-sec-${id}`, labels: { [LABEL]: id } },
     spec: { namespace: 'default', serviceAccount: { name: 'default' }, source: { sourceType: 'Catalog', catalog: { packageName: `hub-sec-${id}` } } },
   });
-  let printed = '';
-  const lookup = createKubeconfigLookup({}, tmpdir());
-  consoleRun = runConsole(
-    ['--kubeconfig', cp.kubeconfigPath],
-    { stdout: { write: (s: string) => (printed += s) }, stderr: { write: (s: string) => process.stderr.write(s) } },
-    {
-      signal: stop.signal,
-      catalogClient,
-      connectCluster: (flags) => connectCluster(flags, lookup, 1),
-      fetchBundle: (ref, access) => fetchBundleFiles(ref, { insecureRegistries: ['127.0.0.1', 'localhost'], ...access }),
-      cacheDir: join(tmpdir(), 'olmv1-console-test-bundle'),
-      lockFile: join(REPO, 'package-lock.json'),
-    },
-  );
-  const deadline = Date.now() + 60_000;
-  while (!printed.includes('\n') && Date.now() < deadline) await Promise.race([consoleRun, new Promise((r) => setTimeout(r, 100))]);
-  url = printed.trim();
+  running = await startConsole(cp.kubeconfigPath);
+  url = running.url;
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
 }, 240_000);
 
 afterAll(async () => {
   await browser?.close();
-  stop.abort('SIGTERM');
-  await consoleRun;
-  catalogClient.close();
+  await running?.stop();
   if (kube !== undefined) {
     for (const kind of ['ClusterExtension', 'ClusterCatalog'])
       for (const o of (await kube.client.list({ apiVersion: 'olm.operatorframework.io/v1', kind }, { labelSelector: `${LABEL}=${id}` })).items)
