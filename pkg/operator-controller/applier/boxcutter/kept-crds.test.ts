@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import type { KubeObject, OwnerReference } from '../../../shared/kube/index.ts';
+import { keptForTakeBack, takesBackCrds } from './kept-crds.ts';
+
+const KEPT = 'olm.operatorframework.io/kept-for-package';
+const live = (annotations: Record<string, string>, ownerReferences?: OwnerReference[], kind = 'CustomResourceDefinition'): KubeObject => ({
+  apiVersion: kind === 'CustomResourceDefinition' ? 'apiextensions.k8s.io/v1' : 'v1',
+  kind,
+  metadata: { name: 'widgets.example.com', annotations, ...(ownerReferences === undefined ? {} : { ownerReferences }) },
+});
+const ref = (controller: boolean): OwnerReference => ({ apiVersion: 'v1', kind: 'ConfigMap', name: 'o', uid: 'u', controller });
+
+describe('keptForTakeBack', () => {
+  it.each([
+    ['kept for the package, no owner', live({ [KEPT]: 'pkg' }), 'pkg', true],
+    ['kept for the package, a non-controller owner', live({ [KEPT]: 'pkg' }, [ref(false)]), 'pkg', true],
+    ['kept for the package, another controller', live({ [KEPT]: 'pkg' }, [ref(true)]), 'pkg', false],
+    ['kept for another package', live({ [KEPT]: 'other' }), 'pkg', false],
+    ['unmarked', live({}), 'pkg', false],
+    ['not a CRD', live({ [KEPT]: 'pkg' }, undefined, 'ConfigMap'), 'pkg', false],
+    ['no package', live({ [KEPT]: '' }), '', false],
+  ])('%s: %s', (_name, obj, pkg, want) => {
+    expect(keptForTakeBack(obj, pkg)).toBe(want);
+  });
+});
+
+describe('takesBackCrds', () => {
+  it('is true when an object of the revision is under IfNoController', () => {
+    const spec = (collisionProtection?: 'IfNoController' | 'Prevent') => ({
+      spec: {
+        lifecycleState: 'Active' as const,
+        revision: 1,
+        collisionProtection: 'Prevent' as const,
+        phases: [{ name: 'p', objects: [{ object: {}, ...(collisionProtection === undefined ? {} : { collisionProtection }) }] }],
+      },
+    });
+    expect(takesBackCrds(spec('IfNoController'))).toBe(true);
+    expect(takesBackCrds(spec('Prevent'))).toBe(false);
+    expect(takesBackCrds(spec())).toBe(false);
+  });
+});
