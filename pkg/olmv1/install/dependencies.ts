@@ -9,7 +9,7 @@ import type { Bundle } from '../../shared/fbc/index.ts';
 import { unmetProviders, type CatalogSource } from '../../operator-controller/dependencyview/index.ts';
 import type { Provider } from '../../operator-controller/dependencies/index.ts';
 import type { LabelSelector, ResolveInput } from '../../operator-controller/resolve/index.ts';
-import type { InstallCatalogs, InstallEvent } from './ports.ts';
+import type { InstallCatalogs, InstallEvent, PlannedDependency } from './ports.ts';
 import { InstallRefused } from './refused.ts';
 
 /** How many dependencies one install installs at most (a cycle or a runaway closure stops here). */
@@ -59,12 +59,6 @@ export async function installDependencies(d: DependencyInstall): Promise<number>
     d.onEvent?.({ type: 'dependency', extension: d.self, index: count, provider, requirement: unmet.description });
     await d.installOne(provider, installing);
   }
-}
-
-/** A dependency a dry run of `--with-dependencies` found: the unmet requirement and the provider that would be installed for it. */
-export interface PlannedDependency {
-  requirement: string;
-  provider: Provider;
 }
 
 /**

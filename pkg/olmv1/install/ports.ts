@@ -10,7 +10,6 @@ import type { EscalationWarning } from '../../operator-controller/render/index.t
 import type { LabelSelector, ResolveInput, resolve } from '../../operator-controller/resolve/index.ts';
 import type { Result } from '../../shared/errors/index.ts';
 import type { KubeClient, KubeObject } from '../../shared/kube/index.ts';
-import type { PlannedDependency } from './dependencies.ts';
 import type { catalogSource } from './objects.ts';
 
 /** The cluster's catalogs, read as the user, as operator-controller resolves a new extension. */
@@ -69,6 +68,12 @@ interface ResolvedBundle {
   version: string;
   image: string;
   catalog: string;
+}
+
+/** A dependency a dry run of `--with-dependencies` found: the unmet requirement and the provider that would be installed for it. */
+export interface PlannedDependency {
+  requirement: string;
+  provider: Provider;
 }
 
 /** An install done (or, for a dry run, checked). */
