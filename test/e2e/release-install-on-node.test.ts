@@ -28,7 +28,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { dump, loadAll } from 'js-yaml';
 import { EXAMPLE_REGISTRY, pushExample } from '../../cmd/olmv1/up-example.ts';
 import { buildCatalogImage, createImageClient } from '../../pkg/shared/image/index.ts';
@@ -390,7 +390,10 @@ describe.skipIf(missing !== undefined)('a release installed on a fresh cluster f
     await kubectl(['delete', 'pods', '-n', SYSTEM_NAMESPACE, '--all', '--wait=true', '--timeout=120s']);
     for (const d of DEPLOYMENTS) await kubectl(['rollout', 'status', '-n', SYSTEM_NAMESPACE, '--timeout=180s', `deployment/${d}`]);
     timed('mirror case: operator image off the node, components restarted with empty caches', started);
-    await kubectl(['apply', '--server-side', '-f', join(out, 'clustercatalog.yaml')]);
+    // `rollout status` may pass on the Deployments' status from before the Pods were deleted, and
+    // kube-proxy takes the new endpoint a moment after the Pod is Ready: until catalogd's webhook
+    // answers, the API server refuses the apply (connection refused), and it is sent again.
+    await vi.waitFor(() => kubectl(['apply', '--server-side', '-f', join(out, 'clustercatalog.yaml')]), { timeout: 120_000, interval: 1_000 });
     await kubectl(['wait', '--for=condition=Serving', 'clustercatalog/mirrored-catalog', '--timeout=120s']);
     const catalog = await k.get(['clustercatalog', 'mirrored-catalog']);
     expect((catalog.spec?.['source'] as { image: { ref: string } }).image.ref).toMatch(
