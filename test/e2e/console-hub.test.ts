@@ -14,7 +14,7 @@ import { CATALOG_DISPLAY_NAME_ANNOTATION, CATALOG_SOURCE_TYPE_ANNOTATION } from 
 import { CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
 import { connect, type KubeContext } from '../../pkg/shared/kube/index.ts';
 import { startCatalogd, type TestCatalogd } from '../support/catalogd.ts';
-import { condition, pushCatalog, waitForCatalog, writeCatalogFiles } from '../support/catalogs.ts';
+import { condition, onePackageDocs, pushCatalog, waitForCatalog, writeCatalogFiles } from '../support/catalogs.ts';
 import { startConsole, type RunningConsole } from '../support/console-run.ts';
 import { installOlmConfig } from '../support/olm-config.ts';
 import { bundleFiles, pushBundle } from '../support/extensions.ts';
@@ -38,20 +38,7 @@ let running: RunningConsole | undefined;
 
 /** One package `name` whose head bundle has `meta` as its olm.csv.metadata. */
 function pkgDocs(name: string, meta: object, image = `registry.test/${name}-bundle:v1.0.0`): string[] {
-  return [
-    { schema: 'olm.package', name, defaultChannel: 'stable' },
-    { schema: 'olm.channel', package: name, name: 'stable', entries: [{ name: `${name}.v1.0.0` }] },
-    {
-      schema: 'olm.bundle',
-      package: name,
-      name: `${name}.v1.0.0`,
-      image,
-      properties: [
-        { type: 'olm.package', value: { packageName: name, version: '1.0.0' } },
-        { type: 'olm.csv.metadata', value: meta },
-      ],
-    },
-  ].map((d) => JSON.stringify(d));
+  return onePackageDocs(name, image, meta).map((d) => JSON.stringify(d));
 }
 
 const meta = (displayName: string, provider: string, categories: string, labels: Record<string, string> = {}, support = '') => ({

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CLUSTER_CATALOG, CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
 import { connect, isNotFound, type KubeContext } from '../../pkg/shared/kube/index.ts';
 import { startCatalogd, type TestCatalogd } from '../support/catalogd.ts';
-import { condition, pushCatalog, waitForCatalog, writeCatalogFiles } from '../support/catalogs.ts';
+import { condition, onePackageDocs, pushCatalog, waitForCatalog, writeCatalogFiles } from '../support/catalogs.ts';
 import { startConsole, type RunningConsole } from '../support/console-run.ts';
 import { bundleFiles, pushBundle } from '../support/extensions.ts';
 import { installOlmConfig } from '../support/olm-config.ts';
@@ -42,31 +42,11 @@ let origin = '';
 
 /** The catalog's documents of `pkg` 1.0.0: the CSV metadata the hub reads (install modes, annotations) and the extra properties. */
 function packageDocs(pkg: string, image: string, modes: string[], annotations: Record<string, string>, properties: object[] = []): object[] {
-  return [
-    { schema: 'olm.package', name: pkg, defaultChannel: 'stable' },
-    { schema: 'olm.channel', package: pkg, name: 'stable', entries: [{ name: `${pkg}.v1.0.0` }] },
-    {
-      schema: 'olm.bundle',
-      package: pkg,
-      name: `${pkg}.v1.0.0`,
-      image,
-      properties: [
-        { type: 'olm.package', value: { packageName: pkg, version: '1.0.0' } },
-        {
-          type: 'olm.csv.metadata',
-          value: {
-            displayName: pkg,
-            annotations,
-            installModes: ['OwnNamespace', 'SingleNamespace', 'MultiNamespace', 'AllNamespaces'].map((type) => ({
-              type,
-              supported: modes.includes(type),
-            })),
-          },
-        },
-        ...properties,
-      ],
-    },
-  ];
+  const installModes = ['OwnNamespace', 'SingleNamespace', 'MultiNamespace', 'AllNamespaces'].map((type) => ({
+    type,
+    supported: modes.includes(type),
+  }));
+  return onePackageDocs(pkg, image, { displayName: pkg, annotations, installModes }, properties);
 }
 
 beforeAll(async () => {

@@ -82,3 +82,25 @@ export async function waitForCatalog(client: KubeClient, name: string, until: (c
     throw new Error(`ClusterCatalog ${name} did not reach the expected state; last status: ${JSON.stringify(last?.status)}`, { cause: err });
   }
 }
+
+/**
+ * The file-based catalog documents of one package with one bundle, `<pkg>.v1.0.0` (version
+ * 1.0.0, channel stable), of `image`, with the CSV's metadata `csvMetadata` and more `properties`.
+ */
+export function onePackageDocs(pkg: string, image: string, csvMetadata: object, properties: readonly object[] = []): object[] {
+  return [
+    { schema: 'olm.package', name: pkg, defaultChannel: 'stable' },
+    { schema: 'olm.channel', package: pkg, name: 'stable', entries: [{ name: `${pkg}.v1.0.0` }] },
+    {
+      schema: 'olm.bundle',
+      package: pkg,
+      name: `${pkg}.v1.0.0`,
+      image,
+      properties: [
+        { type: 'olm.package', value: { packageName: pkg, version: '1.0.0' } },
+        { type: 'olm.csv.metadata', value: csvMetadata },
+        ...properties,
+      ],
+    },
+  ];
+}
