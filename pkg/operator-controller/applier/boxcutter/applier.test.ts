@@ -5,7 +5,7 @@ import { fakeCluster, type FakeCluster } from '../../../../test/support/fake-clu
 import { Manifest } from '../../release/index.ts';
 import { createBoxcutterApplier } from './applier.ts';
 import { releaseCrdReferences } from '../keep-objects.ts';
-import { desiredRevision, inlineObjects, keptCrdNames, sameRevisionContent, type ObjectSetManifest } from './revision.ts';
+import { desiredRevision, sameRevisionContent, type ObjectSetManifest } from './revision.ts';
 import { createObjectSetReleases, deleteRevisions } from './store.ts';
 import type { DesiredRevision } from '../revision.ts';
 import { BundleBudget } from '../../bundlepull/index.ts';
@@ -128,55 +128,6 @@ describe('createBoxcutterApplier: apply', () => {
     expect(again.release.manifest.objects().map((o) => o.metadata.name)).toEqual(['a', 'op']);
     expect(cluster.writes.slice(writes)).toEqual([]);
     expect(sets()).toHaveLength(1);
-  });
-
-  it('takes back the CRDs kept for its package (IfNoController), and removes their mark once the revision controls them', async () => {
-    const { cluster, applier, request, sets } = setup();
-    const KEPT = 'olm.operatorframework.io/kept-for-package';
-    const crd = (name: string): KubeObject => ({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name } });
-    const live = (name: string, annotations: Record<string, string>, controller?: string): KubeObject => ({
-      ...crd(name),
-      metadata: {
-        name,
-        annotations,
-        ...(controller === undefined
-          ? {}
-          : { ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'd', uid: controller, controller: true }] }),
-      },
-    });
-    cluster.seed(live('ours.example.com', { [KEPT]: 'p', 'olm.operatorframework.io/revision': '1' }));
-    cluster.seed(live('theirs.example.com', { [KEPT]: 'other' }));
-    cluster.seed(live('unmarked.example.com', {}));
-    cluster.seed(live('owned.example.com', { [KEPT]: 'p' }, 'someone'));
-    const crds = ['ours', 'theirs', 'unmarked', 'owned', 'absent'].map((n) => crd(`${n}.example.com`));
-    await applier.apply(await request(), desired([...crds, cm('a')]));
-    const [set] = sets();
-    expect(set?.spec.phases.flatMap((p) => p.objects.filter((o) => o.collisionProtection !== undefined).map((o) => o.collisionProtection))).toEqual([
-      'IfNoController',
-    ]);
-    // Exactly the CRD kept for this package with no controller: not another package's, an unmarked or an owned one.
-    expect(set && keptCrdNames(set, inlineObjects(desiredRevision(ext, desired([...crds, cm('a')]), 1)))).toEqual(new Set(['ours.example.com']));
-
-    // Before the revision controls it, the mark stays; the same content makes no new revision.
-    const again = await applier.apply(await request(), desired([...crds, cm('a')]));
-    expect(again.changed).toBe(false);
-    expect(cluster.live(crd('ours.example.com'))?.metadata.annotations?.[KEPT]).toBe('p');
-    // The ClusterObjectSet controller took it back: the next apply removes the mark, of that CRD alone.
-    cluster.edit(crd('ours.example.com'), (o) => {
-      o.metadata.ownerReferences = [
-        { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterObjectSet', name: 'test-ext-1', uid: set?.metadata.uid ?? '', controller: true },
-      ];
-    });
-    const third = await applier.apply(await request(), desired([...crds, cm('a')]));
-    expect(third.changed).toBe(false);
-    expect(sets()).toHaveLength(1);
-    expect(cluster.live(crd('ours.example.com'))?.metadata.annotations?.[KEPT]).toBeUndefined();
-    expect(cluster.live(crd('theirs.example.com'))?.metadata.annotations?.[KEPT]).toBe('other');
-    expect(cluster.live(crd('owned.example.com'))?.metadata.annotations?.[KEPT]).toBe('p');
-    // Done once: the next apply reads no CRD.
-    const reads = cluster.calls.length;
-    await applier.apply(await request(), desired([...crds, cm('a')]));
-    expect(cluster.calls.slice(reads).filter((c) => c.includes('CustomResourceDefinition'))).toEqual([]);
   });
 
   it('makes revision 2 when an object changes, and leaves revision 1 Active (the ClusterObjectSet controller archives it)', async () => {

@@ -13,9 +13,7 @@
  *   three steps: archived revisions beyond the five newest deleted, the objects packed into
  *   immutable Secrets (created; existing ones are fine: their names are content hashes), the
  *   ClusterObjectSet server-side applied with refs, then made the Secrets' owner;
- *   `changed: true`. The CRDs an uninstall kept for the same package are taken back (kept-crds.ts,
- *   decision 0150): IfNoController on those objects, their mark removed once the revision has
- *   them. The release returned is the newest revision as a record: `deployed` only
+ *   `changed: true`. The release returned is the newest revision as a record: `deployed` only
  *   once the ClusterObjectSet controller has marked it Succeeded, pending before.
  * - `apply(undefined)` (keep): nothing is written (the ClusterObjectSet controller keeps the
  *   objects applied); it fails as upstream when there is no revision at all.
@@ -43,15 +41,12 @@ import {
   asRevision,
   RevisionAnnotation,
   desiredRevision,
-  inlineObjects,
-  keptCrdNames,
   nextRevisionNumber,
   revisionsToCollect,
   sameRevision,
   type ObjectSetManifest,
   type RevisionOwner,
 } from './revision.ts';
-import { keptCrds, takesBackCrds, unmarkTakenBack } from './kept-crds.ts';
 import { createRefSecrets, ensureRefSecretOwners, ownRefSecrets, packObjects, withRefs } from './secrets.ts';
 import { deployedSummary, releaseOf, revisionStates, rolloutOf } from './status.ts';
 import { asObjectSet, deleteRevisions, listRevisions, revisionObjects } from './store.ts';
@@ -128,8 +123,6 @@ export function createBoxcutterApplier(ports: BoxcutterApplierPorts): Applier {
   const lists = ports.lists ?? new RevisionLists((name, signal) => listRevisions(client, name, signal));
   // Revisions (uids) whose Secrets this process gave, or found with, their owner reference.
   const secretsOwned = new RecentSet(SECRETS_OWNED_KEPT);
-  // Revisions (uids) that took back kept CRDs and whose CRDs no longer carry the kept mark.
-  const unmarked = new RecentSet(SECRETS_OWNED_KEPT);
   const writing = (signal: AbortSignal) => ({ fieldManager: FIELD_MANAGER, force: true, signal });
 
   const authorize: Applier['authorize'] = (request, desired, fix) => authorizeMove(scoped, request, desired, fix);
@@ -178,8 +171,7 @@ export function createBoxcutterApplier(ports: BoxcutterApplierPorts): Applier {
     sets: readonly ObjectSetManifest[],
     signal: AbortSignal,
   ): Promise<Release> => {
-    const kept = await keptCrds(client, desired.manifest.identities(), desired.bundle.package, signal);
-    const inline = desiredRevision(owner, desired, nextRevisionNumber(sets), kept);
+    const inline = desiredRevision(owner, desired, nextRevisionNumber(sets));
     const name = inline.metadata.name;
     for (const gone of revisionsToCollect(sets)) {
       try {
@@ -225,20 +217,9 @@ export function createBoxcutterApplier(ports: BoxcutterApplierPorts): Applier {
     return [];
   };
 
-  /** Removes the kept mark from the CRDs `set` took back once it controls them (looked at until none is left, once per process). */
-  const unmarkKept = async (set: ObjectSetManifest, release: Release, signal: AbortSignal): Promise<void> => {
-    const uid = set.metadata.uid;
-    if (uid === undefined || unmarked.has(uid) || !takesBackCrds(set)) return;
-    const names = keptCrdNames(set, release.manifest.objects());
-    if (await unmarkTakenBack(client, names, uid, release.bundle.package, signal)) unmarked.add(uid);
-  };
-
   /** `desired` as revision `set` would hold it: packed under its name, so unchanged content gives its very refs. */
   const comparedWith = (owner: RevisionOwner, desired: DesiredRevision, set: ObjectSetManifest): ObjectSetManifest => {
-    // The CRDs `set` takes back, as it does: the kept mark goes once it has them, and the content is the same.
-    const plain = desiredRevision(owner, desired, set.spec.revision);
-    const kept = takesBackCrds(set) ? keptCrdNames(set, inlineObjects(plain)) : undefined;
-    const candidate = asRevision(kept === undefined ? plain : desiredRevision(owner, desired, set.spec.revision, kept), set);
+    const candidate = asRevision(desiredRevision(owner, desired, set.spec.revision), set);
     let packed;
     try {
       packed = packObjects({ revisionName: set.metadata.name, ownerName: owner.name, systemNamespace }, candidate.spec.phases);
@@ -257,9 +238,7 @@ export function createBoxcutterApplier(ports: BoxcutterApplierPorts): Applier {
     // No new revision: the ClusterObjectSet controller keeps `set`'s objects applied.
     const keep = async (set: ObjectSetManifest): Promise<Applied> => {
       const repaired = repair(extension.name, set);
-      const release = await kept(set, sets, request.history, signal);
-      await unmarkKept(set, release, signal);
-      return { release, changed: false, repaired, rollout: rolloutOf(sets, generation) };
+      return { release: await kept(set, sets, request.history, signal), changed: false, repaired, rollout: rolloutOf(sets, generation) };
     };
     if (desired === undefined) {
       if (current === undefined) throw new Error('catalog content unavailable and no revision installed');
