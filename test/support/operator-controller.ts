@@ -87,7 +87,8 @@ async function startOnPort(
     destroy: async () => {
       stopper.abort();
       await running.catch(() => undefined);
-      if (overrides.cacheDir === undefined) await rm(cacheDir, { recursive: true, force: true });
+      // A bundle pull of the stopped reconcile may still be writing its files (ENOTEMPTY): retried.
+      if (overrides.cacheDir === undefined) await rm(cacheDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };
 }
