@@ -233,4 +233,29 @@ describe('BundlePulls', () => {
     expect(await s.pulls.get('ext', 'r@sha256:1')).toMatchObject({ state: 'failed', error: new Error('EACCES: permission denied') });
     expect(s.calls).toEqual([]);
   });
+  it('settles only once cancelled pulls have ended too: a stopping process waits for a pull still writing its files', async () => {
+    const leading = new AbortController();
+    const finishes: Array<() => void> = [];
+    // A pull that, like an unpack in flight, ends some time after its abort.
+    const fetch = (_e: string, _ref: string, signal: AbortSignal): Promise<FetchedBundle> =>
+      new Promise((_resolve, reject) => {
+        signal.addEventListener('abort', () => finishes.push(() => reject(new Error('The operation was aborted'))), { once: true });
+      });
+    const s = scheduler({ fetch, signal: leading.signal, waitMs: 0 });
+    await s.pulls.get('ext', 'r:v1');
+    await s.pulls.get('other', 'r:v2');
+    s.pulls.forget('other');
+    leading.abort(new Error('leader election lost'));
+    let settled = false;
+    const done = s.pulls.settled().then(() => (settled = true));
+    await expect.poll(() => finishes.length).toBe(2);
+    await new Promise((r) => setImmediate(r));
+    expect(settled).toBe(false);
+    finishes[0]?.();
+    await new Promise((r) => setImmediate(r));
+    expect(settled).toBe(false);
+    finishes[1]?.();
+    await done;
+    expect(settled).toBe(true);
+  });
 });

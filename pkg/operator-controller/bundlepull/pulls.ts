@@ -135,6 +135,8 @@ class PullDeadlineError extends Error {
 export class BundlePulls implements BundlePullScheduler {
   readonly #o: BundlePullsOptions;
   readonly #pulls = new Map<string, Pull>();
+  /** Every pull not yet ended, cancelled ones too: a cancelled unpack may still be writing. */
+  readonly #running = new Set<Promise<void>>();
   readonly #metrics: ReturnType<typeof pullMetrics> | undefined;
 
   constructor(options: BundlePullsOptions) {
@@ -187,13 +189,12 @@ export class BundlePulls implements BundlePullScheduler {
     if (pull !== undefined) this.#cancel(extension, pull, 'forgotten');
   }
 
-  /** Resolves when no pull is running (for tests and shutdown). */
+  /**
+   * Resolves when no pull is running, cancelled ones included (for tests and shutdown: the
+   * process's stop waits for an unpack still writing into the cache after its abort).
+   */
   async settled(): Promise<void> {
-    while (true) {
-      const running = [...this.#pulls.values()].filter((p) => p.result === undefined);
-      if (running.length === 0) return;
-      await Promise.all(running.map((p) => p.settled));
-    }
+    while (this.#running.size > 0) await Promise.all(this.#running);
   }
 
   #start(extension: string, ref: string): Pull {
@@ -238,6 +239,9 @@ export class BundlePulls implements BundlePullScheduler {
         if (pull.waiting === 0) this.#o.enqueue(extension);
         if (ok) this.#expireUnclaimed(extension, pull);
       });
+    const running = pull.settled;
+    this.#running.add(running);
+    void running.finally(() => this.#running.delete(running));
     this.#pulls.set(extension, pull);
     return pull;
   }
