@@ -27,6 +27,7 @@ import { refOf, waitForCrdsEstablished, type BundleText } from '../support/bundl
 import {
   bundleFiles,
   clusterExtension,
+  getExtension,
   groupOf,
   installedAs,
   installerFor,
@@ -126,9 +127,9 @@ afterAll(async () => {
  * deleted before then leaves what names it alone. Probes until a dependent of a deleted probe
  * revision is collected.
  */
-async function untilCollectorFollowsRevisions(client: KubeClient): Promise<void> {
+async function untilCollectorFollowsRevisions(client: KubeClient, namespace = PKG): Promise<void> {
   for (let attempt = 1; ; attempt++) {
-    const name = `gc-probe-${run}-${attempt}`;
+    const name = `gc-probe-${namespace}-${attempt}`;
     const probe = await client.create({
       ...COS_TYPE,
       metadata: { name },
@@ -137,7 +138,7 @@ async function untilCollectorFollowsRevisions(client: KubeClient): Promise<void>
     const dependent = await client.create({
       apiVersion: 'v1',
       kind: 'ConfigMap',
-      metadata: { name, namespace: PKG, ownerReferences: [{ ...COS_TYPE, name, uid: probe.metadata.uid ?? '' }] },
+      metadata: { name, namespace, ownerReferences: [{ ...COS_TYPE, name, uid: probe.metadata.uid ?? '' }] },
     });
     await client.delete({ ...COS_TYPE, name });
     try {
@@ -247,3 +248,91 @@ describe('uninstalling under the BoxcutterRuntime, with the garbage collector ru
     await expect.poll(() => gone(client, settings), { timeout: 60_000, interval: 200 }).toBe(true);
   }, 300_000);
 });
+
+// A CRD an uninstall kept is marked `olm.operatorframework.io/kept-for-package: <package>`, and
+// the next install of that package takes it back (docs/boxcutter-runtime.md, decision 0150): under
+// BoxcutterRuntime its revision gives exactly those CRDs collision protection IfNoController.
+// Before, the revision refused them all (`revision object collisions in phase 1`) and the
+// extension stayed Installed=False. A CRD kept for another package still collides.
+describe('installing again under the BoxcutterRuntime what an uninstall kept', () => {
+  const PKG2 = `take-back-${run}`;
+  const OTHER = `other-${run}`;
+  const KEPT = 'olm.operatorframework.io/kept-for-package';
+  const crdOf = (plural: string): KubeObject => ({
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.${groupOf(PKG2)}` },
+  });
+  const [alphas, betas] = [crdOf('alphas'), crdOf('betas')];
+  const controllerUid = async (client: KubeClient, obj: KubeObject): Promise<string | undefined> =>
+    (await client.get(refOf(obj))).metadata.ownerReferences?.find((r) => r.controller === true)?.uid;
+  const revisionMessage = async (client: KubeClient, name: string): Promise<string> => {
+    const set = await client.get({ ...COS_TYPE, name });
+    const conditions = ((set['status'] ?? {}) as { conditions?: { type: string; message: string }[] }).conditions ?? [];
+    return conditions.find((c) => c.type === 'Progressing')?.message ?? '';
+  };
+
+  it('takes back the CRDs kept for the same package, and still refuses one kept for another package', async () => {
+    const client = stack.kube.client;
+    const spec: BundleSpec = { pkg: PKG2, version: '1.0.0', crds: ['alphas', 'betas'], configMaps: ['settings'] };
+    await installerFor(client, PKG2, 'installer', [spec]);
+    const image = await pushBundle(availableWithoutNode(bundleFiles(spec)), `${stack.registry}/bundles/${PKG2}:v1.0.0`);
+    await publishCatalog(
+      stack,
+      PKG2,
+      packageCatalog(PKG2, {
+        defaultChannel: 'stable',
+        channels: [{ name: 'stable', entries: [{ version: '1.0.0' }] }],
+        bundles: [{ version: '1.0.0', image }],
+      }),
+    );
+    const extension = clusterExtension(PKG2, { namespace: PKG2, serviceAccount: 'installer', packageName: PKG2 });
+    await client.create(extension);
+    await waitForExtension(client, PKG2, 'installed', installedAs(`${PKG2}.v1.0.0`), 120_000);
+    const first = await client.get({ ...COS_TYPE, name: `${PKG2}-1` });
+    await waitForCrdsEstablished(client, [alphas, betas]);
+    // The garbage collector deletes the rest of the bundle with the revision (decision 0145).
+    await untilCollectorFollowsRevisions(client, PKG2);
+
+    await client.delete({ ...CE_TYPE, name: PKG2 });
+    await expect.poll(() => gone(client, { ...CE_TYPE, metadata: { name: PKG2 } }), { timeout: 90_000, interval: 200 }).toBe(true);
+    await expect.poll(() => gone(client, first), { timeout: 60_000, interval: 200 }).toBe(true);
+    const settings = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${PKG2}-settings`, namespace: PKG2 } };
+    await expect.poll(() => gone(client, settings), { timeout: 90_000, interval: 200 }).toBe(true);
+    for (const crd of [alphas, betas]) {
+      const live = await client.get(refOf(crd));
+      expect(live.metadata.ownerReferences ?? [], crd.metadata.name).toEqual([]);
+      expect(live.metadata.annotations?.[KEPT], crd.metadata.name).toBe(PKG2);
+      // Still the annotation of the revision that wrote it: not a just-orphaned object all the same.
+      expect(live.metadata.annotations?.['olm.operatorframework.io/revision'], crd.metadata.name).toBe('1');
+    }
+    // As if another package's uninstall had kept betas.
+    await client.patch(refOf(betas), { metadata: { annotations: { [KEPT]: OTHER } } }, 'merge');
+
+    await client.create(extension);
+    const secondRef = { ...COS_TYPE, metadata: { name: `${PKG2}-1` } };
+    await expect.poll(() => gone(client, secondRef), { timeout: 60_000, interval: 200 }).toBe(false);
+    const second = await client.get({ ...COS_TYPE, name: `${PKG2}-1` });
+    // alphas is the new revision's, its mark removed; betas, kept for another package, collides (upstream's text).
+    await expect.poll(() => controllerUid(client, alphas), { timeout: 60_000, interval: 200 }).toBe(second.metadata.uid);
+    await expect.poll(async () => (await client.get(refOf(alphas))).metadata.annotations?.[KEPT], { timeout: 60_000, interval: 200 }).toBeUndefined();
+    await expect
+      .poll(() => revisionMessage(client, `${PKG2}-1`), { timeout: 60_000, interval: 200 })
+      .toContain('revision object collisions in phase');
+    expect(await revisionMessage(client, `${PKG2}-1`)).toContain(betas.metadata.name);
+    expect(await revisionMessage(client, `${PKG2}-1`)).not.toContain(alphas.metadata.name);
+    expect(await controllerUid(client, betas)).toBeUndefined();
+    expect((await client.get(refOf(betas))).metadata.annotations?.[KEPT]).toBe(OTHER);
+    expect((await getExtensionInstalled(client, PKG2))?.status).not.toBe('True');
+
+    // The other package's CRD removed, the revision makes its own and the extension is installed.
+    await client.delete({ ...refOf(betas) });
+    await waitForExtension(client, PKG2, 'installed again', installedAs(`${PKG2}.v1.0.0`), 120_000);
+    expect(await controllerUid(client, alphas)).toBe(second.metadata.uid);
+    expect(await controllerUid(client, betas)).toBe(second.metadata.uid);
+  }, 300_000);
+});
+
+async function getExtensionInstalled(client: KubeClient, name: string): Promise<{ status: string } | undefined> {
+  return (await getExtension(client, name)).cond('Installed');
+}

@@ -22,6 +22,7 @@ import {
   decideTeardown,
   desiredManifest,
   desiredObject,
+  keptForPackageOf,
   objectRevision,
   REVISION_ANNOTATION,
   type ObjectAction,
@@ -156,7 +157,8 @@ async function reconcileObject(
   const system = situation === 'IsController' ? undefined : systemObjectReason(actual);
   if (system !== undefined)
     return { object: actual, action: 'collision', probe: progressProbe(probes, actual), refusal: systemObjectRefusal(actual, system) };
-  const wroteBefore = actual.metadata.annotations?.[REVISION_ANNOTATION] !== undefined;
+  // A CRD kept for this revision's package was released on purpose, not just orphaned (ownership.ts keptForPackageOf).
+  const wroteBefore = actual.metadata.annotations?.[REVISION_ANNOTATION] !== undefined && !keptForPackageOf(actual, cos);
   const action = decideObject(situation, protection, objectRevision(actual), revision, wroteBefore);
   if (action === 'collision') {
     return { object: actual, action, probe: progressProbe(probes, actual), ...(controller === undefined ? {} : { conflictingOwner: controller }) };

@@ -8,6 +8,7 @@ import {
   decideTeardown,
   desiredObject,
   effectiveProtection,
+  keptForPackageOf,
   type ControlSituation,
   type ObjectAction,
 } from './ownership.ts';
@@ -113,5 +114,26 @@ describe('effectiveProtection', () => {
     expect(effectiveProtection('None', undefined, undefined)).toBe('None');
     expect(effectiveProtection('None', 'IfNoController', undefined)).toBe('IfNoController');
     expect(effectiveProtection('None', 'IfNoController', 'Prevent')).toBe('Prevent');
+  });
+});
+
+describe('keptForPackageOf', () => {
+  const withPackage = (pkg: string): ClusterObjectSet => ({
+    ...rev1,
+    metadata: { ...rev1.metadata, annotations: { 'olm.operatorframework.io/package-name': pkg } },
+  });
+  const kept = (kind: string, annotations: Record<string, string>): KubeObject => ({
+    apiVersion: kind === 'CustomResourceDefinition' ? 'apiextensions.k8s.io/v1' : 'v1',
+    kind,
+    metadata: { name: 'widgets.example.com', annotations: { 'olm.operatorframework.io/revision': '1', ...annotations } },
+  });
+  it('is true only for a CRD kept for the revision package', () => {
+    const mark = { 'olm.operatorframework.io/kept-for-package': 'pkg' };
+    expect(keptForPackageOf(kept('CustomResourceDefinition', mark), withPackage('pkg'))).toBe(true);
+    expect(keptForPackageOf(kept('CustomResourceDefinition', mark), withPackage('other'))).toBe(false);
+    expect(keptForPackageOf(kept('CustomResourceDefinition', {}), withPackage('pkg'))).toBe(false);
+    expect(keptForPackageOf(kept('CustomResourceDefinition', mark), rev1)).toBe(false);
+    expect(keptForPackageOf(kept('ConfigMap', mark), withPackage('pkg'))).toBe(false);
+    expect(keptForPackageOf(kept('CustomResourceDefinition', { 'olm.operatorframework.io/kept-for-package': '' }), withPackage(''))).toBe(false);
   });
 });

@@ -8,7 +8,14 @@
  * of the same extension (a sibling) takes it over by rewriting both, and an archived revision
  * tells from them whether an object is still its own.
  */
-import { CLUSTER_OBJECT_SET, CollisionProtection, GROUP, OWNER_NAME_LABEL, type ClusterObjectSet } from '../../shared/api/index.ts';
+import {
+  CLUSTER_OBJECT_SET,
+  CollisionProtection,
+  GROUP,
+  KEPT_FOR_PACKAGE_ANNOTATION,
+  OWNER_NAME_LABEL,
+  type ClusterObjectSet,
+} from '../../shared/api/index.ts';
 import type { KubeObject, OwnerReference } from '../../shared/kube/index.ts';
 
 /** Field manager, revision-annotation prefix and managed-by value of the ClusterObjectSet controller (upstream's `fieldOwnerPrefix`). */
@@ -63,6 +70,22 @@ function sameOwner(a: OwnerReference, b: OwnerReference): boolean {
 export function objectRevision(obj: KubeObject): number {
   const n = Number.parseInt(obj.metadata.annotations?.[REVISION_ANNOTATION] ?? '', 10);
   return Number.isFinite(n) ? n : 0;
+}
+
+/** The annotation naming the package of a revision (the applier's `RevisionAnnotation.packageName`). */
+const PACKAGE_NAME_ANNOTATION = `${GROUP}/package-name`;
+
+/**
+ * True when `actual` is a CRD an uninstall kept for the package `cos` installs (marked
+ * KEPT_FOR_PACKAGE_ANNOTATION with that package). Such a CRD may still carry the revision
+ * annotation of the uninstalled extension's revision, but is no just-orphaned object: the
+ * uninstall released it on purpose and deleted its revisions only after, so the garbage collector
+ * has nothing of it to collect (decision 0150).
+ */
+export function keptForPackageOf(actual: KubeObject, cos: Pick<ClusterObjectSet, 'metadata'>): boolean {
+  const kept = actual.metadata.annotations?.[KEPT_FOR_PACKAGE_ANNOTATION];
+  const pkg = cos.metadata.annotations?.[PACKAGE_NAME_ANNOTATION];
+  return actual.kind === 'CustomResourceDefinition' && kept !== undefined && kept !== '' && kept === pkg;
 }
 
 /** The controller owner reference of `obj`, if any. */

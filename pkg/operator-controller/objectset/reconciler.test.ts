@@ -134,6 +134,50 @@ describe('ClusterObjectSet reconcile', () => {
     expect(fc.live(configMap('loose'))?.metadata.ownerReferences?.[0]?.name).toBe('rev');
   });
 
+  it('takes back under IfNoController a CRD a revision wrote and an uninstall kept for its package, never one kept for another package', async () => {
+    const crd = (name: string): KubeObject => ({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name },
+      spec: { group: 'example.com' },
+    });
+    /** As a BoxcutterRuntime uninstall leaves it: released, still carrying the old revision's annotation, marked for `pkg`. */
+    const kept = (name: string, pkg: string): KubeObject => ({
+      ...crd(name),
+      metadata: { name, annotations: { 'olm.operatorframework.io/revision': '1', 'olm.operatorframework.io/kept-for-package': pkg } },
+    });
+    const fc = fakeCluster();
+    fc.seed(kept('ours.example.com', 'pkg'));
+    fc.seed(kept('theirs.example.com', 'other'));
+    fc.seed({
+      apiVersion: 'olm.operatorframework.io/v1',
+      kind: 'ClusterObjectSet',
+      metadata: { name: 'rev', generation: 1, creationTimestamp: CREATED, annotations: { 'olm.operatorframework.io/package-name': 'pkg' } },
+      spec: {
+        lifecycleState: 'Active',
+        revision: 1,
+        collisionProtection: 'Prevent',
+        phases: [
+          {
+            name: 'p',
+            objects: [
+              { object: crd('ours.example.com'), collisionProtection: 'IfNoController' },
+              { object: crd('theirs.example.com'), collisionProtection: 'IfNoController' },
+            ],
+          },
+        ],
+      },
+    });
+    await reconciler(fc).reconcile('rev', ctx());
+    const progressing = condition(fc, 'rev', 'Progressing');
+    expect(progressing?.reason).toBe('Retrying');
+    expect(progressing?.message).toContain('revision object collisions in phase 0');
+    expect(progressing?.message).toContain('theirs.example.com');
+    expect(progressing?.message).not.toContain('ours.example.com');
+    expect(fc.live(crd('ours.example.com'))?.metadata.ownerReferences?.map((r) => [r.name, r.controller])).toEqual([['rev', true]]);
+    expect(fc.live(crd('theirs.example.com'))?.metadata.ownerReferences).toBeUndefined();
+  });
+
   it('blocks on a mutable Secret and on a Secret whose content changed', async () => {
     const fc = fakeCluster();
     fc.seed(secret('mutable', configMap('m'), false));

@@ -1,11 +1,11 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { ApiError, type KubeObject } from '../../../shared/kube/index.ts';
+import { ApiError, type KubeClient, type KubeObject, type ObjectRef } from '../../../shared/kube/index.ts';
 import { fakeCluster, type FakeCluster } from '../../../../test/support/fake-cluster.ts';
 import { Manifest } from '../../release/index.ts';
 import { createBoxcutterApplier } from './applier.ts';
 import { releaseCrdReferences } from '../keep-objects.ts';
-import { desiredRevision, sameRevisionContent, type ObjectSetManifest } from './revision.ts';
+import { desiredRevision, inlineObjects, keptCrdNames, sameRevisionContent, type ObjectSetManifest } from './revision.ts';
 import { createObjectSetReleases, deleteRevisions } from './store.ts';
 import type { DesiredRevision } from '../revision.ts';
 import { BundleBudget } from '../../bundlepull/index.ts';
@@ -29,11 +29,36 @@ const desired = (objects: KubeObject[], version = '1.0.0', image = `img:${versio
   properties: [],
 });
 
-function setup(cluster: FakeCluster = fakeCluster()) {
+/**
+ * `cluster.client` as operator-controller's own client on a real cluster (config/rbac): CRDs
+ * listed and watched, never read by name or patched (403).
+ */
+function asOperatorController(client: KubeClient): KubeClient {
+  const forbidden = (ref: ObjectRef): ApiError =>
+    new ApiError(403, 'Forbidden', `customresourcedefinitions.apiextensions.k8s.io "${ref.name}" is forbidden: operator-controller`);
+  return {
+    ...client,
+    get: async (ref, o) => {
+      if (ref.kind === 'CustomResourceDefinition') throw forbidden(ref);
+      return client.get(ref, o);
+    },
+    patch: async (ref, body, type, o) => {
+      if (ref.kind === 'CustomResourceDefinition') throw forbidden(ref);
+      return client.patch(ref, body, type, o);
+    },
+  };
+}
+
+function setup(cluster: FakeCluster = fakeCluster(), o: { installers?: string[] } = {}) {
   const applier = createBoxcutterApplier({
-    client: cluster.client,
+    client: asOperatorController(cluster.client),
     systemNamespace: NS,
-    scoped: { forServiceAccount: () => cluster.client },
+    scoped: {
+      forServiceAccount: (namespace, name) => {
+        o.installers?.push(`${namespace}/${name}`);
+        return cluster.client;
+      },
+    },
   });
   const releases = createObjectSetReleases(cluster.client);
   const request = async (extension: typeof ext & { progressDeadlineMinutes?: number } = ext) => ({
@@ -128,6 +153,73 @@ describe('createBoxcutterApplier: apply', () => {
     expect(again.release.manifest.objects().map((o) => o.metadata.name)).toEqual(['a', 'op']);
     expect(cluster.writes.slice(writes)).toEqual([]);
     expect(sets()).toHaveLength(1);
+  });
+
+  it('takes back the CRDs kept for its package (IfNoController), read and unmarked as the installer, and removes their mark once the revision controls them', async () => {
+    const installers: string[] = [];
+    const { cluster, applier, request, sets } = setup(fakeCluster(), { installers });
+    const KEPT = 'olm.operatorframework.io/kept-for-package';
+    const crd = (name: string): KubeObject => ({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name } });
+    const live = (name: string, annotations: Record<string, string>, controller?: string): KubeObject => ({
+      ...crd(name),
+      metadata: {
+        name,
+        annotations,
+        ...(controller === undefined
+          ? {}
+          : { ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'd', uid: controller, controller: true }] }),
+      },
+    });
+    cluster.seed(live('ours.example.com', { [KEPT]: 'p', 'olm.operatorframework.io/revision': '1' }));
+    cluster.seed(live('theirs.example.com', { [KEPT]: 'other' }));
+    cluster.seed(live('unmarked.example.com', {}));
+    cluster.seed(live('owned.example.com', { [KEPT]: 'p' }, 'someone'));
+    const crds = ['ours', 'theirs', 'unmarked', 'owned', 'absent'].map((n) => crd(`${n}.example.com`));
+    await applier.apply(await request(), desired([...crds, cm('a')]));
+    const [set] = sets();
+    expect(set?.spec.phases.flatMap((p) => p.objects.filter((o) => o.collisionProtection !== undefined).map((o) => o.collisionProtection))).toEqual([
+      'IfNoController',
+    ]);
+    // Exactly the CRD kept for this package with no controller: not another package's, an unmarked or an owned one.
+    expect(set && keptCrdNames(set, inlineObjects(desiredRevision(ext, desired([...crds, cm('a')]), 1)))).toEqual(new Set(['ours.example.com']));
+
+    // Before the revision controls it, the mark stays; the same content makes no new revision.
+    const again = await applier.apply(await request(), desired([...crds, cm('a')]));
+    expect(again.changed).toBe(false);
+    expect(cluster.live(crd('ours.example.com'))?.metadata.annotations?.[KEPT]).toBe('p');
+    // The ClusterObjectSet controller took it back: the next apply removes the mark, of that CRD alone.
+    cluster.edit(crd('ours.example.com'), (o) => {
+      o.metadata.ownerReferences = [
+        { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterObjectSet', name: 'test-ext-1', uid: set?.metadata.uid ?? '', controller: true },
+      ];
+    });
+    const third = await applier.apply(await request(), desired([...crds, cm('a')]));
+    expect(third.changed).toBe(false);
+    expect(sets()).toHaveLength(1);
+    expect(cluster.live(crd('ours.example.com'))?.metadata.annotations?.[KEPT]).toBeUndefined();
+    expect(cluster.live(crd('theirs.example.com'))?.metadata.annotations?.[KEPT]).toBe('other');
+    expect(cluster.live(crd('owned.example.com'))?.metadata.annotations?.[KEPT]).toBe('p');
+    // Read and unmarked as the extension's installer: operator-controller's own client may not (config/rbac).
+    expect(new Set(installers)).toEqual(new Set(['ns/installer']));
+    // Done once: the next apply reads no CRD.
+    const reads = cluster.calls.length;
+    await applier.apply(await request(), desired([...crds, cm('a')]));
+    expect(cluster.calls.slice(reads).filter((c) => c.includes('CustomResourceDefinition'))).toEqual([]);
+  });
+
+  it('takes nothing back, and does not fail, when the installer may not read the kept CRDs', async () => {
+    const KEPT = 'olm.operatorframework.io/kept-for-package';
+    const crd: KubeObject = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'ours.example.com' } };
+    const cluster = fakeCluster({
+      refuse: { 'get CustomResourceDefinition ours.example.com': new ApiError(403, 'Forbidden', 'forbidden: the installer') },
+    });
+    cluster.seed({ ...crd, metadata: { name: 'ours.example.com', annotations: { [KEPT]: 'p' } } });
+    const { applier, request, sets } = setup(cluster);
+    const applied = await applier.apply(await request(), desired([crd, cm('a')]));
+    expect(applied.changed).toBe(true);
+    // Upstream's revision: every object under the revision's Prevent (the CRD collides, as before).
+    expect(sets().flatMap((set) => set.spec.phases.flatMap((p) => p.objects.map((o) => o.collisionProtection)))).toEqual([undefined, undefined]);
+    expect(sets()[0]?.spec.collisionProtection).toBe('Prevent');
   });
 
   it('makes revision 2 when an object changes, and leaves revision 1 Active (the ClusterObjectSet controller archives it)', async () => {

@@ -13,8 +13,11 @@
  *   three steps: archived revisions beyond the five newest deleted, the objects packed into
  *   immutable Secrets (created; existing ones are fine: their names are content hashes), the
  *   ClusterObjectSet server-side applied with refs, then made the Secrets' owner;
- *   `changed: true`. The release returned is the newest revision as a record: `deployed` only
- *   once the ClusterObjectSet controller has marked it Succeeded, pending before.
+ *   `changed: true`. The CRDs an uninstall kept for the same package are taken back (kept-crds.ts,
+ *   decision 0150): read as the installer, IfNoController on those objects, their mark removed
+ *   (as the installer) once the revision has them. The release returned is the newest revision
+ *   as a record: `deployed` only once the ClusterObjectSet controller has marked it Succeeded,
+ *   pending before.
  * - `apply(undefined)` (keep): nothing is written (the ClusterObjectSet controller keeps the
  *   objects applied); it fails as upstream when there is no revision at all.
  * - `rollback(desired)`: `apply(desired)`: the old content as a new revision, which archives the
@@ -41,12 +44,15 @@ import {
   asRevision,
   RevisionAnnotation,
   desiredRevision,
+  inlineObjects,
+  keptCrdNames,
   nextRevisionNumber,
   revisionsToCollect,
   sameRevision,
   type ObjectSetManifest,
   type RevisionOwner,
 } from './revision.ts';
+import { keptCrds, takesBackCrds, unmarkTakenBack } from './kept-crds.ts';
 import { createRefSecrets, ensureRefSecretOwners, ownRefSecrets, packObjects, withRefs } from './secrets.ts';
 import { deployedSummary, releaseOf, revisionStates, rolloutOf } from './status.ts';
 import { asObjectSet, deleteRevisions, listRevisions, revisionObjects } from './store.ts';
@@ -62,7 +68,7 @@ interface BoxcutterApplierPorts {
   client: KubeClient;
   /** Where the Secrets holding revisions' objects live (operator-controller's namespace). */
   systemNamespace: string;
-  /** Clients acting as the installer, for `authorize`. */
+  /** Clients acting as the installer, for `authorize` and for reading and unmarking the CRDs a revision takes back (kept-crds.ts). */
   scoped: Pick<ScopedClientFactory, 'forServiceAccount'>;
   /** Which of an extension's objects drifted since the last call (the drift watches); none: drift is not followed here. */
   drift?: { takeDrifted(name: string): string[] };
@@ -123,6 +129,8 @@ export function createBoxcutterApplier(ports: BoxcutterApplierPorts): Applier {
   const lists = ports.lists ?? new RevisionLists((name, signal) => listRevisions(client, name, signal));
   // Revisions (uids) whose Secrets this process gave, or found with, their owner reference.
   const secretsOwned = new RecentSet(SECRETS_OWNED_KEPT);
+  // Revisions (uids) that took back kept CRDs and whose CRDs no longer carry the kept mark.
+  const unmarked = new RecentSet(SECRETS_OWNED_KEPT);
   const writing = (signal: AbortSignal) => ({ fieldManager: FIELD_MANAGER, force: true, signal });
 
   const authorize: Applier['authorize'] = (request, desired, fix) => authorizeMove(scoped, request, desired, fix);
@@ -169,9 +177,12 @@ export function createBoxcutterApplier(ports: BoxcutterApplierPorts): Applier {
     owner: RevisionOwner,
     desired: DesiredRevision,
     sets: readonly ObjectSetManifest[],
+    installer: KubeClient,
     signal: AbortSignal,
   ): Promise<Release> => {
-    const inline = desiredRevision(owner, desired, nextRevisionNumber(sets));
+    // As the installer, who writes the revision's objects: operator-controller may not get CRDs (config/rbac).
+    const kept = await keptCrds(installer, desired.manifest.identities(), desired.bundle.package, signal);
+    const inline = desiredRevision(owner, desired, nextRevisionNumber(sets), kept);
     const name = inline.metadata.name;
     for (const gone of revisionsToCollect(sets)) {
       try {
@@ -217,9 +228,20 @@ export function createBoxcutterApplier(ports: BoxcutterApplierPorts): Applier {
     return [];
   };
 
+  /** Removes the kept mark from the CRDs `set` took back once it controls them (looked at until none is left, once per process). */
+  const unmarkKept = async (set: ObjectSetManifest, release: Release, installer: () => KubeClient, signal: AbortSignal): Promise<void> => {
+    const uid = set.metadata.uid;
+    if (uid === undefined || unmarked.has(uid) || !takesBackCrds(set)) return;
+    const names = keptCrdNames(set, release.manifest.objects());
+    if (await unmarkTakenBack(installer(), names, uid, release.bundle.package, signal)) unmarked.add(uid);
+  };
+
   /** `desired` as revision `set` would hold it: packed under its name, so unchanged content gives its very refs. */
   const comparedWith = (owner: RevisionOwner, desired: DesiredRevision, set: ObjectSetManifest): ObjectSetManifest => {
-    const candidate = asRevision(desiredRevision(owner, desired, set.spec.revision), set);
+    // The CRDs `set` takes back, as it does: the kept mark goes once it has them, and the content is the same.
+    const plain = desiredRevision(owner, desired, set.spec.revision);
+    const kept = takesBackCrds(set) ? keptCrdNames(set, inlineObjects(plain)) : undefined;
+    const candidate = asRevision(kept === undefined ? plain : desiredRevision(owner, desired, set.spec.revision, kept), set);
     let packed;
     try {
       packed = packObjects({ revisionName: set.metadata.name, ownerName: owner.name, systemNamespace }, candidate.spec.phases);
@@ -231,6 +253,7 @@ export function createBoxcutterApplier(ports: BoxcutterApplierPorts): Applier {
 
   const apply = async (request: ExtensionRequest, desired: DesiredRevision | undefined): Promise<Applied> => {
     const { extension, signal } = request;
+    const installerClient = (): KubeClient => scoped.forServiceAccount(request.installer.namespace, request.installer.name);
     const generation = extension.generation ?? 0;
     // Listed first, as upstream: an API failure fails the apply before anything else.
     const sets = await lists.list(extension.name, signal);
@@ -238,7 +261,9 @@ export function createBoxcutterApplier(ports: BoxcutterApplierPorts): Applier {
     // No new revision: the ClusterObjectSet controller keeps `set`'s objects applied.
     const keep = async (set: ObjectSetManifest): Promise<Applied> => {
       const repaired = repair(extension.name, set);
-      return { release: await kept(set, sets, request.history, signal), changed: false, repaired, rollout: rolloutOf(sets, generation) };
+      const release = await kept(set, sets, request.history, signal);
+      await unmarkKept(set, release, installerClient, signal);
+      return { release, changed: false, repaired, rollout: rolloutOf(sets, generation) };
     };
     if (desired === undefined) {
       if (current === undefined) throw new Error('catalog content unavailable and no revision installed');
@@ -264,7 +289,7 @@ export function createBoxcutterApplier(ports: BoxcutterApplierPorts): Applier {
     }
     let release: Release;
     try {
-      release = await createRevision(owner, desired, sets, signal);
+      release = await createRevision(owner, desired, sets, installerClient(), signal);
     } finally {
       // Whatever of it was written, the revisions changed: the reads after it list them again.
       lists.changed(extension.name, signal);

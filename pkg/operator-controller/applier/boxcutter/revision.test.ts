@@ -6,6 +6,8 @@ import {
   MIGRATED_FROM_HELM_LABEL,
   asRevision,
   desiredRevision,
+  inlineObjects,
+  keptCrdNames,
   migratedRevision,
   nextRevisionNumber,
   revisionObject,
@@ -151,6 +153,34 @@ describe('desiredRevision', () => {
 
   it('writes no owner reference for an extension without uid', () => {
     expect(desiredRevision({ name: 'x', uid: '' }, desired(), 1).metadata.ownerReferences).toBeUndefined();
+  });
+
+  it('takes back exactly the kept CRDs named: IfNoController on those objects, Prevent for the rest', () => {
+    const crd = (name: string): KubeObject => ({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name } });
+    // A ConfigMap of the same name as a kept CRD is not a CRD: never taken back.
+    const sameName: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kept.example.com', namespace: 'test-ns' } };
+    const manifest = Manifest.ofObjects([crd('kept.example.com'), crd('other.example.com'), sameName, service]);
+    const set = desiredRevision(owner, desired({ manifest }), 2, new Set(['kept.example.com']));
+    expect(set.spec.collisionProtection).toBe('Prevent');
+    const protections = set.spec.phases.flatMap((p) =>
+      p.objects.map((o) => [(o.object as KubeObject).kind, (o.object as KubeObject).metadata.name, o.collisionProtection]),
+    );
+    expect(protections).toEqual(
+      expect.arrayContaining([
+        ['CustomResourceDefinition', 'kept.example.com', 'IfNoController'],
+        ['CustomResourceDefinition', 'other.example.com', undefined],
+        ['ConfigMap', 'kept.example.com', undefined],
+        ['Service', 'test-service', undefined],
+      ]),
+    );
+    expect(protections).toHaveLength(4);
+    // Without kept CRDs the revision is upstream's, and its own kept names read back for a comparison.
+    const plain = desiredRevision(owner, desired({ manifest }), 2);
+    expect(plain.spec.phases.flatMap((p) => p.objects.filter((o) => o.collisionProtection !== undefined))).toEqual([]);
+    expect(keptCrdNames(set, inlineObjects(plain))).toEqual(new Set(['kept.example.com']));
+    expect(keptCrdNames(plain, inlineObjects(plain))).toEqual(new Set());
+    expect(sameRevision(set, desiredRevision(owner, desired({ manifest }), 2, keptCrdNames(set, inlineObjects(plain))))).toBe(true);
+    expect(sameRevision(set, plain)).toBe(false);
   });
 });
 

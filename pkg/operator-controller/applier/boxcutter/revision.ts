@@ -20,6 +20,10 @@
  *   refs) and collision protection equal the desired ones; its mutable fields (labels,
  *   annotations, probes, deadline) are then applied over it.
  * - Archived revisions beyond the five newest revisions are deleted when a revision is made.
+ * - CRDs an uninstall of the same package kept (`kept`, names the applier read live with the
+ *   package's kept mark and no controller): `collisionProtection: IfNoController` on those
+ *   objects alone, so the revision takes them back (ours; upstream keeps no CRDs); every other
+ *   object stays under the revision's Prevent (docs/boxcutter-runtime.md, decision 0150).
  */
 import type { Assertion, ClusterObjectSetSpec, ObjectSetObject, ObjectSetPhase, ProgressionProbe } from '../../../shared/api/index.ts';
 import {
@@ -35,7 +39,7 @@ import type { KubeObject, ObjectMeta, OwnerReference } from '../../../shared/kub
 import { goJsonMarshal } from '../../bundle/index.ts';
 import type { Release } from '../../release/index.ts';
 import { sortIntoPhases } from './phases.ts';
-import { OWNER_KIND } from '../objects.ts';
+import { isCrd, OWNER_KIND } from '../objects.ts';
 import type { DesiredRevision } from '../revision.ts';
 
 /** Annotation keys of a revision (upstream's `labels` package; `olm.properties` is the CSV's key). */
@@ -169,12 +173,22 @@ interface RevisionParts {
   annotations: Record<string, string>;
   collisionProtection: CollisionProtection;
   labels?: Record<string, string>;
+  /** Names of the kept CRDs to take back (IfNoController on those objects). */
+  kept?: ReadonlySet<string> | undefined;
+}
+
+/** True when `object` is a CRD named in `kept`. */
+function takenBack(object: Record<string, unknown>, kept: ReadonlySet<string> | undefined): boolean {
+  const obj = object as KubeObject;
+  return kept !== undefined && isCrd(obj) && obj.metadata.name !== undefined && kept.has(obj.metadata.name);
 }
 
 function buildRevision(parts: RevisionParts): ObjectSetManifest {
   const { owner } = parts;
   const phases: ObjectSetPhase[] = sortIntoPhases(
-    parts.objects.map((object): ObjectSetObject => ({ object })),
+    parts.objects.map((object): ObjectSetObject =>
+      takenBack(object, parts.kept) ? { object, collisionProtection: CollisionProtection.IfNoController } : { object },
+    ),
     (entry) => entry.object as KubeObject,
   ).map((p) => ({ name: p.name, objects: p.objects }));
   const deadline = owner.progressDeadlineMinutes;
@@ -198,8 +212,11 @@ function buildRevision(parts: RevisionParts): ObjectSetManifest {
   };
 }
 
-/** Revision `revision` of `desired` for `owner`, its objects inline (see the module comment). */
-export function desiredRevision(owner: RevisionOwner, desired: DesiredRevision, revision: number): ObjectSetManifest {
+/**
+ * Revision `revision` of `desired` for `owner`, its objects inline (see the module comment);
+ * the CRDs named in `kept` taken back.
+ */
+export function desiredRevision(owner: RevisionOwner, desired: DesiredRevision, revision: number, kept?: ReadonlySet<string>): ObjectSetManifest {
   const labels = ownerLabels(owner.name);
   const annotations = objectAnnotations(desired.bundle, false);
   return buildRevision({
@@ -208,7 +225,34 @@ export function desiredRevision(owner: RevisionOwner, desired: DesiredRevision, 
     objects: desired.manifest.map((obj) => revisionObject(obj, labels, annotations)),
     annotations: bundleAnnotations(desired.bundle, desired.properties),
     collisionProtection: CollisionProtection.Prevent,
+    kept,
   });
+}
+
+/**
+ * Names of the CRDs `set` takes back (its objects under IfNoController), given its objects in
+ * phase order (`objects`: a record's manifest, or the inline objects of the same content).
+ */
+export function keptCrdNames(set: Pick<ObjectSetManifest, 'spec'>, objects: readonly (Record<string, unknown> | undefined)[]): Set<string> {
+  const names = new Set<string>();
+  set.spec.phases
+    .flatMap((phase) => phase.objects)
+    .forEach((entry, k) => {
+      const object = objects[k] as KubeObject | undefined;
+      if (
+        entry.collisionProtection === CollisionProtection.IfNoController &&
+        object !== undefined &&
+        isCrd(object) &&
+        object.metadata.name !== undefined
+      )
+        names.add(object.metadata.name);
+    });
+  return names;
+}
+
+/** The objects of `set` held inline, in phase order. */
+export function inlineObjects(set: Pick<ObjectSetManifest, 'spec'>): (Record<string, unknown> | undefined)[] {
+  return set.spec.phases.flatMap((p) => p.objects.map((o) => o.object));
 }
 
 /**
