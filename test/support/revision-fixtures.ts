@@ -4,7 +4,7 @@
  * and its Helm release records, to seed into a fake cluster (fake-cluster.ts), and a
  * KubeContext whose client is that cluster's.
  */
-import { desiredRevision, type ObjectSetManifest } from '../../pkg/operator-controller/applier/index.ts';
+import { desiredRevision, type DesiredRevision, type ObjectSetManifest } from '../../pkg/operator-controller/applier/index.ts';
 import { Manifest, ReleaseStatus, createReleaseStore, type Release } from '../../pkg/operator-controller/release/index.ts';
 import { connect, type KubeClient, type KubeContext, type KubeObject, type OwnerReference } from '../../pkg/shared/kube/index.ts';
 import type { FakeCluster } from './fake-cluster.ts';
@@ -136,4 +136,22 @@ export async function fakeKubeContext(cluster: FakeCluster): Promise<KubeContext
   const context = await connect({ kind: 'yaml', yaml });
   const { client } = cluster;
   return { ...context, client, transport: client.transport, mapper: client.mapper };
+}
+
+/** `desired` as its extension's ClusterObjectSet revision 1 read as a record: rolling out (pending-install) unless `status` says otherwise. */
+export function revisionRecord(desired: DesiredRevision, status: ReleaseStatus = ReleaseStatus.PendingInstall): Release {
+  const set = desiredRevision({ name: desired.extension, uid: desired.extensionUID }, desired, 1);
+  const objects = set.spec.phases.flatMap((p) => p.objects.map((o) => o.object as KubeObject));
+  const { extension, extensionUID, bundle, properties } = desired;
+  return {
+    extension,
+    extensionUID,
+    revision: 1,
+    status,
+    bundle,
+    manifest: Manifest.ofObjects(objects),
+    properties,
+    description: '',
+    objectSet: set.metadata.name,
+  };
 }

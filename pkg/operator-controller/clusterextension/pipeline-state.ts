@@ -42,6 +42,13 @@ export interface Plan {
   desired: DesiredRevision;
   /** `desired` is what the newest revision already deployed (Helm's "unchanged"): nothing new to authorize or check. */
   unchanged: boolean;
+  /**
+   * BoxcutterRuntime: `desired` is what the newest revision, still rolling out, holds. Its move
+   * was authorized and its CRDs checked before it was written, and the revision controller rolls
+   * it out whatever a later reconcile finds, so nothing is authorized or checked again (each
+   * reconcile of a rollout did both, decision 0151).
+   */
+  written: boolean;
 }
 
 /**

@@ -38,15 +38,16 @@ function applyRequest({ ce, installer, history, log, signal }: ValidatedState) {
 /**
  * Before anything new is written, checks as the ServiceAccount every permission the release
  * needs; all missing ones are reported at once and the step waits (polling) until they are
- * granted. Skipped when the release is unchanged (nothing new to authorize).
+ * granted. Skipped when the release is unchanged (nothing new to authorize) or is the revision
+ * rolling out (`written`: authorized before it was written).
  */
 export function preauthorizeStep(ports: ApplyPorts): Step<ExtensionState> {
   return plannedStep('preauthorize', (state) => preauthorize(ports, state));
 }
 
 async function preauthorize(ports: ApplyPorts, state: PlannedState): Promise<StepOutcome> {
-  const { desired, unchanged } = state.plan;
-  if (unchanged) return undefined;
+  const { desired, unchanged, written } = state.plan;
+  if (unchanged || written) return undefined;
   const inline = state.ce.spec.config?.inline['watchNamespace'];
   const watchNamespace = typeof inline === 'string' ? inline : undefined;
   let authorization;

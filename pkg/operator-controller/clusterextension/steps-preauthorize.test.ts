@@ -10,7 +10,8 @@ import { widgetCrd } from '../../../test/support/crd-builders.ts';
 import { fakeCluster } from '../../../test/support/fake-cluster.ts';
 import { recordingEvents, releaseApplier, withRulesReviews } from '../../../test/support/extension-ports.ts';
 import { extensionState } from '../../../test/support/extension-state.ts';
-import { Manifest, type Release } from '../release/index.ts';
+import { revisionRecord } from '../../../test/support/revision-fixtures.ts';
+import { Manifest, ReleaseStatus, type Release } from '../release/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { makePlan } from './plan.ts';
 import { preauthorizeStep, type ApplyPorts } from './steps-apply.ts';
@@ -90,6 +91,25 @@ describe('preauthorize step', () => {
     const s = stateWith({ installed, history: [installed] });
     expect(await h.run(s)).toBeUndefined();
     expect(h.reviews).toEqual([]);
+  });
+
+  it('BoxcutterRuntime: the revision rolling out holds the release: nothing asked again; a blocked or another revision is checked', async () => {
+    const revisionOf = (status?: ReleaseStatus, objects = Manifest.ofObjects(OBJECTS)): Release => {
+      const desired = stateWith({}, objects).plan?.desired;
+      if (desired === undefined) throw new Error('no plan');
+      return revisionRecord(desired, status);
+    };
+    const h = harness('all');
+    expect(await h.run(stateWith({ history: [revisionOf()] }))).toBeUndefined();
+    expect(await h.run(stateWith({ history: [revisionOf(ReleaseStatus.PendingUpgrade)] }))).toBeUndefined();
+    expect(h.reviews).toEqual([]);
+    // Failed (Blocked, past its deadline: it may lack permissions): checked, as any other move.
+    expect(await h.run(stateWith({ history: [revisionOf(ReleaseStatus.Failed)] }))).toBeUndefined();
+    expect(h.reviews).toEqual(['ns']);
+    // A revision rolling out with other content: the move to this one is checked.
+    const other = withOwnerLabels([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'q', namespace: 'ns' }, data: {} }], 'ext');
+    expect(await h.run(stateWith({ history: [revisionOf(undefined, Manifest.ofObjects(other))] }))).toBeUndefined();
+    expect(h.reviews).toEqual(['ns', 'ns']);
   });
 
   it('a review that fails: the error for the resolved bundle, thrown, Progressing Retrying', async () => {

@@ -8,6 +8,7 @@ import { makePlan } from './plan.ts';
 import { preflightStep, type PreflightPorts } from './steps-preflight.ts';
 import { extensionState } from '../../../test/support/extension-state.ts';
 import { fakeCluster } from '../../../test/support/fake-cluster.ts';
+import { revisionRecord } from '../../../test/support/revision-fixtures.ts';
 
 function crd(name: string, props: Record<string, unknown>): KubeObject {
   return {
@@ -98,6 +99,17 @@ describe('preflight step', () => {
     const reads: string[] = [];
     const state = stateWith([unsafe]);
     if (state.plan !== undefined) state.plan = { ...state.plan, unchanged: true };
+    await expect(preflight(depsWith({ 'a.example.com': installed }, reads), state)).resolves.toBeUndefined();
+    expect(reads).toEqual([]);
+  });
+
+  it('BoxcutterRuntime: reads nothing when the release is the revision rolling out (checked before it was written)', async () => {
+    const reads: string[] = [];
+    const state = stateWith([unsafe]);
+    const desired = state.plan?.desired;
+    if (desired === undefined) throw new Error('no plan');
+    state.history = [revisionRecord(desired)];
+    state.plan = makePlan(state, state.plan?.target ?? { bundle: desired.bundle }, { objects: desired.manifest, properties: [] });
     await expect(preflight(depsWith({ 'a.example.com': installed }, reads), state)).resolves.toBeUndefined();
     expect(reads).toEqual([]);
   });

@@ -30,7 +30,8 @@ export interface PreflightPorts {
 }
 
 /**
- * Runs the check unless enforcement is `None` or the release is unchanged. The installed CRD is
+ * Runs the check unless enforcement is `None`, the release is unchanged, or it is the revision
+ * rolling out (`written`: checked before it was written). The installed CRD is
  * read as the extension's ServiceAccount (the reference README's deliberate difference 1, decision
  * 0003), which pre-authorization has just shown may `get` it; a CRD not in the cluster has nothing
  * to break. A CRD the new bundle no longer has is not checked: it is kept, not replaced; nor one
@@ -43,9 +44,9 @@ export function preflightStep(ports: PreflightPorts): Step<ExtensionState> {
 
 async function preflight(ports: PreflightPorts, state: PlannedState): Promise<StepOutcome> {
   if (state.ce.spec.install?.preflight?.crdUpgradeSafety.enforcement === CrdUpgradeSafetyEnforcement.None) return undefined;
-  const { desired, unchanged } = state.plan;
+  const { desired, unchanged, written } = state.plan;
   const sa = state.installer;
-  if (unchanged) return undefined;
+  if (unchanged || written) return undefined;
   const client = ports.scoped.forServiceAccount(sa.namespace, sa.name);
   let unsafe: UnsafeCrd[];
   try {

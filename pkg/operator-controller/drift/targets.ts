@@ -7,7 +7,7 @@
  * detector needs (decision 0066).
  */
 import { createHash } from 'node:crypto';
-import { CLUSTER_OBJECT_SET, FIELD_MANAGER, OWNER_NAME_LABEL } from '../../shared/api/index.ts';
+import { CLUSTER_OBJECT_SET, FIELD_MANAGER, GROUP, OWNER_NAME_LABEL } from '../../shared/api/index.ts';
 import { refersToAnyExtension, refersToExtension } from '../applier/index.ts';
 import { LAST_APPLIED_ANNOTATION, objectKey, type InformerEventType, type KubeObject, type TypeRef } from '../../shared/kube/index.ts';
 import { MISSING, judged, objectHealth, type ObjectHealth, type ReleaseHealth } from './health.ts';
@@ -82,7 +82,17 @@ export interface DriftFingerprint extends KubeObject {
    * (BoxcutterRuntime): the garbage collector deletes it when that revision goes.
    */
   revisionControlled?: true;
+  /**
+   * Revision-controlled, and its last write was its revision's own server-side apply (the
+   * revision controller's, whose manager is the API group: objectset/ownership.ts): no drift,
+   * as `ownWrite` (decision 0151). Not `ownWrite`: the object is as a revision left it, which
+   * need not be the deployed one.
+   */
+  revisionWrite?: true;
 }
+
+/** The field manager of the revision controller's applies (objectset/ownership.ts `OBJECT_SET_FIELD_MANAGER`). */
+const REVISION_FIELD_MANAGER = GROUP;
 
 interface ManagedFieldsEntry {
   manager?: string;
@@ -94,12 +104,12 @@ interface ManagedFieldsEntry {
 
 /**
  * True when the newest `managedFields` entry but those of status writes is operator-controller's
- * apply and no other entry has the same time (their resolution is a second): the object's content
+ * apply (`manager`'s: the ClusterExtension controller's by default) and no other entry has the same time (their resolution is a second): the object's content
  * was last changed by the reconcile itself (an install, upgrade or repair), so the change is not
  * drift, and the object is as that apply left it. A write by anyone else in the same second
  * counts as theirs.
  */
-export function lastWriteIsOurs(managedFields: readonly unknown[] | undefined): boolean {
+export function lastWriteIsOurs(managedFields: readonly unknown[] | undefined, manager: string = FIELD_MANAGER): boolean {
   let newest = Number.NEGATIVE_INFINITY;
   let ours = false;
   for (const raw of managedFields ?? []) {
@@ -109,7 +119,7 @@ export function lastWriteIsOurs(managedFields: readonly unknown[] | undefined): 
     if (e.subresource === 'status' || ownsNoContent(e.fieldsV1)) continue;
     const t = e.time === undefined ? Number.NaN : Date.parse(e.time);
     if (Number.isNaN(t)) continue;
-    const mine = e.manager === FIELD_MANAGER && e.operation === 'Apply' && (e.subresource ?? '') === '';
+    const mine = e.manager === manager && e.operation === 'Apply' && (e.subresource ?? '') === '';
     if (t > newest) {
       newest = t;
       ours = mine;
@@ -162,6 +172,7 @@ export function fingerprint(obj: KubeObject, type?: TypeRef): DriftFingerprint {
   const m = obj.metadata;
   const owner = m.labels?.[OWNER_NAME_LABEL];
   const health = objectHealth({ ...obj, apiVersion, kind });
+  const controlled = revisionControlled(m, owner);
   return {
     apiVersion,
     kind,
@@ -176,11 +187,17 @@ export function fingerprint(obj: KubeObject, type?: TypeRef): DriftFingerprint {
     ...(owner === undefined ? {} : { owner }),
     ...(health === undefined ? {} : { health }),
     ...((m.ownerReferences ?? []).some(refersToAnyExtension) ? { extensionReferenced: true as const } : {}),
-    ...(owner !== undefined &&
-    (m.ownerReferences ?? []).some((r) => r.controller === true && r.kind === CLUSTER_OBJECT_SET.kind && refersToExtension(r, owner))
-      ? { revisionControlled: true as const }
-      : {}),
+    ...(controlled ? { revisionControlled: true as const } : {}),
+    ...(controlled && lastWriteIsOurs(m.managedFields, REVISION_FIELD_MANAGER) ? { revisionWrite: true as const } : {}),
   };
+}
+
+/** Its controller is a ClusterObjectSet of the extension `owner` (its owner-name label). */
+function revisionControlled(m: KubeObject['metadata'], owner: string | undefined): boolean {
+  return (
+    owner !== undefined &&
+    (m.ownerReferences ?? []).some((r) => r.controller === true && r.kind === CLUSTER_OBJECT_SET.kind && refersToExtension(r, owner))
+  );
 }
 
 /** What {@link releaseHealth} reads of one running watch. */
@@ -215,7 +232,7 @@ export function releaseHealth(
 /** True for the informer events that mean a managed object drifted (drift/watches.ts module comment). */
 export function changed(type: InformerEventType, obj: Readonly<DriftFingerprint>, old: Readonly<DriftFingerprint> | undefined): boolean {
   if (type === 'delete') return true;
-  return type === 'update' && old !== undefined && old.digest !== obj.digest && obj.ownWrite !== true;
+  return type === 'update' && old !== undefined && old.digest !== obj.digest && obj.ownWrite !== true && obj.revisionWrite !== true;
 }
 
 /** An object of the release that the (synced) watch's first list lacked, named by type and key. */

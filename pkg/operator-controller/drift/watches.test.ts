@@ -266,6 +266,36 @@ describe('DriftWatches', () => {
     await vi.waitFor(() => expect(enqueued).toEqual(['ext', 'ext']));
   });
 
+  it("BoxcutterRuntime: does not queue the extension for its revision's own apply of an object that revision controls", async () => {
+    const { cluster, drift, enqueued } = setup();
+    const revisionRef = { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterObjectSet', name: 'ext-2', uid: 'r2', controller: true };
+    const labelled = (name: string, ownerReferences: OwnerReference[]): KubeObject => ({
+      ...obj('Deployment', name, 'ns', { spec: { image: 'v1' } }),
+      metadata: { name, namespace: 'ns', resourceVersion: '1', labels: { 'olm.operatorframework.io/owner-name': 'ext' }, ownerReferences },
+    });
+    const deploy = labelled('ext-controller', [revisionRef]);
+    const loose = labelled('ext-loose', []);
+    cluster.objects = [deploy, loose];
+    await drift.track({ ...RELEASE, objects: [deploy, loose] });
+    await vi.waitFor(() => expect(cluster.open('Deployment')).toHaveLength(1));
+    const [w] = cluster.open('Deployment');
+    const written = (o: KubeObject, rv: string, image: string, fields: unknown[]): KubeObject => ({
+      ...o,
+      metadata: { ...o.metadata, resourceVersion: rv, managedFields: fields },
+      spec: { image },
+    });
+    const revision = { manager: 'olm.operatorframework.io', operation: 'Apply', time: '2026-11-23T10:00:05Z' };
+    const user = { manager: 'kubectl-edit', operation: 'Update', time: '2026-11-23T10:00:09Z' };
+    // The upgrade's revision applies v2 to the object it controls: not drift.
+    w?.push({ type: 'MODIFIED', object: written(deploy, '2', 'v2', [revision]) });
+    // The same manager on an object no revision controls: drift (queued once, after the first was handled).
+    w?.push({ type: 'MODIFIED', object: written(loose, '3', 'v2', [revision]) });
+    await vi.waitFor(() => expect(enqueued).toEqual(['ext']));
+    // Someone else's change of the controlled one after the revision's apply: drift.
+    w?.push({ type: 'MODIFIED', object: written(deploy, '4', 'v3', [revision, user]) });
+    await vi.waitFor(() => expect(enqueued).toEqual(['ext', 'ext']));
+  });
+
   it('tells a deleted object from a relabelled one in its log line, queueing both as deletes', async () => {
     const logged: { msg: string; object: string }[] = [];
     const capture = pino({ level: 'info' }, { write: (line: string) => logged.push(JSON.parse(line) as { msg: string; object: string }) });
