@@ -59,6 +59,17 @@ describe('olmv1 up flags', () => {
     expect(() => parseUpOptions(['--node', '--no-olm', '--feature-gates', 'WebhookProviderCertManager=true'])).toThrow(/--feature-gates/);
   });
 
+  it('passes --authentication-config to the local API server only', () => {
+    expect(parseUpOptions(['--node', '--in-cluster', '--authentication-config', 'authn.yaml'])).toMatchObject({
+      mode: 'local',
+      inCluster: true,
+      authenticationConfig: 'authn.yaml',
+    });
+    expect(parseUpOptions(['--node'])).not.toHaveProperty('authenticationConfig');
+    expect(() => parseUpOptions(['--authentication-config', ''])).toThrow('--authentication-config needs a path');
+    expect(() => parseUpOptions(['--kubeconfig', 'k', '--authentication-config', 'a.yaml'])).toThrow(/does not go with --kubeconfig/);
+  });
+
   it('adds cert-manager on the node with --cert-manager, which needs --node', () => {
     expect(parseUpOptions(['--node', '--cert-manager'])).toEqual({
       mode: 'local',

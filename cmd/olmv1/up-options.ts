@@ -7,6 +7,7 @@ import { routeFeatureGates, type ComponentGates, type GateSet } from './up-featu
 
 /** Help text of `olmv1 up`. */
 export const UP_USAGE = `Usage: olmv1 up [--node [--in-cluster | --no-olm] [--cert-manager]] [--registry-port N] [--feature-gates GATES]
+             [--authentication-config FILE]
        olmv1 up --kubeconfig PATH [--registry HOST] [--feature-gates GATES]
 
 Runs OLM v1 on this machine until Ctrl-C (SIGINT or SIGTERM), then stops everything it started.
@@ -65,6 +66,12 @@ Flags:
   --in-cluster          with --node: run catalogd and operator-controller as Pods (config/)
   --no-olm              with --node: a cluster with nothing of OLM, to install a release on
   --cert-manager        with --node: also run cert-manager on the node
+  --authentication-config FILE
+                        without --kubeconfig: kube-apiserver's structured authentication
+                        configuration (apiserver.config.k8s.io AuthenticationConfiguration, e.g.
+                        a JWT authenticator for an OpenID Connect issuer the in-cluster console
+                        signs users in at; docs/console.md); the API server reads FILE itself
+                        and reloads it when it changes, so an issuer started later can be added
   --feature-gates GATES upstream's gates, Name=true|false, comma-separated or repeated; each goes
                         to the component that knows it (AllAlpha and AllBeta to both), on its
                         command line or, with --in-cluster, in its Deployment's args; an unknown
@@ -84,7 +91,16 @@ Exit codes:
 
 /** Parsed flags. */
 export type UpOptions = (
-  | { mode: 'local'; registryPort: number; node: boolean; inCluster: boolean; noOlm: boolean; certManager: boolean }
+  | {
+      mode: 'local';
+      registryPort: number;
+      node: boolean;
+      inCluster: boolean;
+      noOlm: boolean;
+      certManager: boolean;
+      /** kube-apiserver's --authentication-config, as given (resolved against the working directory by up). */
+      authenticationConfig?: string;
+    }
   | { mode: 'cluster'; kubeconfig: string; registry: string | undefined }
 ) & { featureGates: ComponentGates };
 
@@ -106,6 +122,7 @@ export function parseUpOptions(args: readonly string[], gateSets?: { catalogd: G
       'in-cluster': { type: 'boolean' },
       'no-olm': { type: 'boolean' },
       'feature-gates': { type: 'string', multiple: true },
+      'authentication-config': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -122,6 +139,8 @@ export function parseUpOptions(args: readonly string[], gateSets?: { catalogd: G
     if (values.kubeconfig === '') throw new Error('--kubeconfig needs a path');
     if (values.node === true) throw new Error('--node starts a local node with the local control plane; it does not go with --kubeconfig');
     if (values['registry-port'] !== undefined) throw new Error('--registry-port starts a local registry; with --kubeconfig use --registry HOST');
+    if (values['authentication-config'] !== undefined)
+      throw new Error("--authentication-config configures the local control plane's API server; it does not go with --kubeconfig");
     if (values.registry !== undefined && !/^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-fA-F:]+\](:\d{1,5})?$/.test(values.registry)) {
       throw new Error(`--registry wants a host[:port], got ${JSON.stringify(values.registry)}`);
     }
@@ -140,6 +159,13 @@ export function parseUpOptions(args: readonly string[], gateSets?: { catalogd: G
     inCluster: values['in-cluster'] === true,
     noOlm: values['no-olm'] === true,
     certManager: values['cert-manager'] === true,
+    ...authenticationConfig(values['authentication-config']),
     featureGates: gates(),
   };
+}
+
+/** `--authentication-config`'s field of the options, absent without the flag. */
+function authenticationConfig(path: string | undefined): { authenticationConfig?: string } {
+  if (path === '') throw new Error('--authentication-config needs a path');
+  return path === undefined ? {} : { authenticationConfig: path };
 }

@@ -184,6 +184,10 @@ async function start(options: UpOptions, ctx: StartContext): Promise<{ stack: St
         binaries: { ...binaries, ...(nodeBinaries === undefined ? {} : { node: nodeBinaries }) },
         controllerManager: true,
         ...(nodeBinaries === undefined ? {} : { node: { plainHttpRegistries: [registryHost], log: progress, signal: ctx.signal } }),
+        // The API server reads the file itself, so it reloads what is written there later.
+        ...(options.authenticationConfig === undefined
+          ? {}
+          : { apiServerExtraArgs: [`--authentication-config=${resolve(deps.cwd, options.authenticationConfig)}`] }),
       }),
       loopbackRegistry ? startRegistry({ binaries, port: options.registryPort }) : Promise.resolve(undefined),
     ]);

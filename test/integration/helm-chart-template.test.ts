@@ -116,6 +116,11 @@ const CASES: Case[] = [
     overlay: { components: ['cert-manager', 'console', 'console/cert-manager'] },
   },
   {
+    name: 'options.console.oidc: config/console/oidc after config/console',
+    values: { files: [repoPath('helm/cert-manager.yaml')], set: ['options.console.enabled=true', 'options.console.oidc.enabled=true'] },
+    overlay: { components: ['cert-manager', 'console', 'console/cert-manager', 'console/oidc'] },
+  },
+  {
     name: 'options.console with helm/openshift.yaml: config/console and config/console/openshift',
     values: { files: [repoPath('helm/openshift.yaml')], set: ['options.console.enabled=true'] },
     overlay: { components: ['openshift', 'openshift/catalogs', 'console', 'console/openshift'] },
