@@ -4,13 +4,14 @@
  * one and applies only what differs; ours applied every object of every reconciled phase, five
  * to ten applies a reconcile of an unchanged revision.
  *
- * An entry is the resourceVersion the API server answered our apply (or creating apply) with and
- * a digest of what was applied. The next reconcile still reads the live object and judges it as
- * before (ownership, collisions, probes); only when it is still ours to apply, its
- * resourceVersion is the one our apply left (nobody wrote it since: not its status, not another
- * manager) and the desired object is the very one applied then, the apply is skipped: a
- * server-side apply of the same configuration to the object it produced is a no-op. Anything
- * else (an edit, a status change, a new desired object, a restart: the entries are in memory)
+ * An entry is a digest of the object the API server answered our apply (or creating apply) with,
+ * status and bookkeeping aside (resourceVersion, managedFields), and a digest of what was
+ * applied. The next reconcile still reads the live object and judges it as before (ownership,
+ * collisions, probes); only when it is still ours to apply, its content is the one our apply left
+ * (nobody changed its metadata or spec since; a status write, such as a CRD's Established or a
+ * Deployment's replicas, changes neither) and the desired object is the very one applied then,
+ * the apply is skipped: a server-side apply of the same configuration to the content it produced
+ * is a no-op. Anything else (an edit, a new desired object, a restart: the entries are in memory)
  * applies as before. Entries are per revision (its uid) and object; the least recently used go
  * past `maxEntries`.
  */
@@ -21,7 +22,9 @@ import type { KubeObject } from '../../shared/kube/index.ts';
 const DEFAULT_MAX_ENTRIES = 20_000;
 
 interface Entry {
-  resourceVersion: string;
+  /** The answer's content (contentOf). */
+  content: string;
+  /** The applied configuration (digestOf). */
   digest: string;
 }
 
@@ -38,8 +41,7 @@ export class AppliedObjects {
   unchanged(revisionUid: string, desired: KubeObject, live: KubeObject): boolean {
     const key = keyOf(revisionUid, desired);
     const entry = this.#entries.get(key);
-    if (entry === undefined || live.metadata.resourceVersion === undefined || entry.resourceVersion !== live.metadata.resourceVersion) return false;
-    if (entry.digest !== digestOf(desired)) return false;
+    if (entry === undefined || entry.digest !== digestOf(desired) || entry.content !== contentOf(live)) return false;
     this.#entries.delete(key);
     this.#entries.set(key, entry);
     return true;
@@ -47,11 +49,9 @@ export class AppliedObjects {
 
   /** Revision `revisionUid` applied `desired`; the API server answered with `answer`. */
   record(revisionUid: string, desired: KubeObject, answer: KubeObject): void {
-    const resourceVersion = answer.metadata.resourceVersion;
     const key = keyOf(revisionUid, desired);
     this.#entries.delete(key);
-    if (resourceVersion === undefined) return;
-    this.#entries.set(key, { resourceVersion, digest: digestOf(desired) });
+    this.#entries.set(key, { content: contentOf(answer), digest: digestOf(desired) });
     for (const oldest of this.#entries.keys()) {
       if (this.#entries.size <= this.#maxEntries) break;
       this.#entries.delete(oldest);
@@ -68,5 +68,14 @@ function digestOf(desired: KubeObject): string {
   const { resourceVersion: _, ...metadata } = desired.metadata;
   return createHash('sha256')
     .update(JSON.stringify({ ...desired, metadata }))
+    .digest('base64');
+}
+
+/** The object's content: all but its status, resourceVersion and managedFields (who wrote what, when). */
+function contentOf(obj: KubeObject): string {
+  const { status: _status, ...rest } = obj;
+  const { resourceVersion: _rv, managedFields: _mf, ...metadata } = obj.metadata;
+  return createHash('sha256')
+    .update(JSON.stringify({ ...rest, metadata }))
     .digest('base64');
 }

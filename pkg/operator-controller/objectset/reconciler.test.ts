@@ -270,6 +270,12 @@ describe('ClusterObjectSet reconcile', () => {
       `get ConfigMap ${NS}/b`,
     ]);
 
+    // A status write (a controller reporting on the object) changes none of what was applied: nothing applied.
+    fc.edit(configMap('a'), (live) => void (live['status'] = { observed: 'yes' }));
+    fc.calls.length = 0;
+    await r.reconcile('rev', ctx());
+    expect(fc.calls.filter((c) => c.startsWith('apply'))).toEqual([]);
+
     // Someone changed one: it is applied again (its data put back), the other is not.
     fc.edit(configMap('b'), (live) => void (live['data'] = { k: 'changed' }));
     fc.calls.length = 0;
