@@ -15,7 +15,8 @@ import { startControlPlane, type ControlPlane } from '../../pkg/olmv1/localstack
 import { connect, isNotFound, type KubeContext } from '../../pkg/shared/kube/index.ts';
 import { envtestHydra } from '../envtest/deferred-tools.ts';
 import { startHydra, type Hydra } from '../support/hydra.ts';
-import { OIDC_USERS } from '../support/oidc-login.ts';
+import { hydraAuthenticationConfig, signInWithOidc } from '../support/console-oidc-on-node.ts';
+import type { OIDC_USERS } from '../support/oidc-login.ts';
 import { freePort, startClusterConsole } from '../support/cluster-console.ts';
 import { installOlmConfig } from '../support/olm-config.ts';
 
@@ -52,22 +53,7 @@ async function bindGroup(group: string, role: string): Promise<void> {
 }
 
 /** A new browser context signed in as `email` through Hydra's login form: the console's page. */
-async function signIn(email: keyof typeof OIDC_USERS): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ignoreHTTPSErrors: true });
-  const page = await context.newPage();
-  await page.goto(`${origin}/`);
-  expect(new URL(page.url()).pathname).toBe('/signin');
-  await page.getByRole('link', { name: 'Sign in with OpenID Connect' }).click();
-  // The issuer's login app, reached through Hydra's authorization endpoint.
-  await expect.poll(() => page.getByLabel('Email').count(), { timeout: 15_000 }).toBe(1);
-  expect(page.url()).toContain('login_challenge=');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(OIDC_USERS[email].password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  // Consent, the callback, the session, and the page taking its key from the fragment.
-  await expect.poll(() => page.url(), { timeout: 15_000 }).toBe(`${origin}/`);
-  return page;
-}
+const signIn = (email: keyof typeof OIDC_USERS): Promise<Page> => signInWithOidc(browser, origin, email);
 
 /** The Catalogs page once it lists the seeded catalog; a row's locator by name. */
 async function catalogs(page: Page): Promise<(name: string) => ReturnType<Page['locator']>> {
@@ -98,16 +84,7 @@ beforeAll(async () => {
   const clientId = await hydra.registerClient(redirect);
   cp = await startControlPlane({
     binaries: inject('envtestBinaries'),
-    authenticationConfig: {
-      apiVersion: 'apiserver.config.k8s.io/v1',
-      kind: 'AuthenticationConfiguration',
-      jwt: [
-        {
-          issuer: { url: hydra.issuer, certificateAuthority: hydra.caPem, audiences: [clientId] },
-          claimMappings: { username: { claim: 'email', prefix: '' }, groups: { claim: 'groups', prefix: '' } },
-        },
-      ],
-    },
+    authenticationConfig: hydraAuthenticationConfig(hydra, clientId),
   });
   cleanup.push(() => cp.stop());
   await installOlmConfig(cp.info);

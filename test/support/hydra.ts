@@ -3,7 +3,9 @@
  * decision 0144): `hydra serve all --dev` with an in-memory store, serving HTTPS on 127.0.0.1
  * with a certificate of a test CA (the issuer URL must be https for the API server's JWT
  * authenticator), and its login and consent app (oidc-login.ts) for two fixed users. The
- * binary comes from test/envtest's background build (`await envtestHydra()`).
+ * binary comes from test/envtest's background build (`await envtestHydra()`). With `host` (the
+ * local node's bridge address), its public endpoints and issuer are there instead, so Pods on the
+ * node reach the issuer under the URL browsers on this machine use; the admin API stays on loopback.
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -32,13 +34,19 @@ export interface Hydra {
 }
 
 /** Starts Hydra with its login app; throws with Hydra's log tail when it does not serve. */
-export async function startHydra(binary: string): Promise<Hydra> {
+export async function startHydra(binary: string, options: { host?: string } = {}): Promise<Hydra> {
+  const host = options.host ?? '127.0.0.1';
   const ws = await createWorkspace('olmv1-hydra-');
   let hydra: ManagedProcess | undefined;
   ws.track(() => hydra);
   try {
     const ca = await createCertificateAuthority(ws.dir, 'ca', 'olmv1 test OIDC CA');
-    const serving = await issueCertificate(ca, ws.dir, { name: 'serving', commonName: '127.0.0.1', ipAddresses: ['127.0.0.1'], usage: 'server' });
+    const serving = await issueCertificate(ca, ws.dir, {
+      name: 'serving',
+      commonName: host,
+      ipAddresses: [...new Set(['127.0.0.1', host])],
+      usage: 'server',
+    });
     const [publicPort = 0, adminPort = 0] = await freePorts(2);
     const admin = `https://127.0.0.1:${adminPort}`;
     const login = await startLoginApp({ admin, ca: ca.certPem });
@@ -46,10 +54,10 @@ export async function startHydra(binary: string): Promise<Hydra> {
     const env: NodeJS.ProcessEnv = {
       DSN: 'memory',
       SECRETS_SYSTEM: randomBytes(24).toString('hex'),
-      URLS_SELF_ISSUER: `https://127.0.0.1:${publicPort}`,
+      URLS_SELF_ISSUER: `https://${host}:${publicPort}`,
       URLS_LOGIN: `${login.origin}/login`,
       URLS_CONSENT: `${login.origin}/consent`,
-      SERVE_PUBLIC_HOST: '127.0.0.1',
+      SERVE_PUBLIC_HOST: host,
       SERVE_PUBLIC_PORT: String(publicPort),
       SERVE_ADMIN_HOST: '127.0.0.1',
       SERVE_ADMIN_PORT: String(adminPort),
@@ -71,7 +79,7 @@ export async function startHydra(binary: string): Promise<Hydra> {
     await waitUntil(
       'hydra discovery',
       async () => {
-        const d = await httpsJson(`https://127.0.0.1:${publicPort}/.well-known/openid-configuration`, { method: 'GET', ca: ca.certPem });
+        const d = await httpsJson(`https://${host}:${publicPort}/.well-known/openid-configuration`, { method: 'GET', ca: ca.certPem });
         issuer = String((d.body as { issuer?: unknown } | undefined)?.issuer ?? '');
         const health = await httpsJson(`${admin}/health/ready`, { method: 'GET', ca: ca.certPem });
         return d.status === 200 && health.status === 200;
