@@ -12,7 +12,8 @@
 // commit's config/boxcutter (the ClusterObjectSet CRD, the grants, the gate), applied as
 // install.sh applies its manifest; the extension, installed anew under the previous release
 // with the gate, keeps its ClusterObjectSets (names, uids) and its operator Pod through the
-// upgrade to HEAD with the gate, Installed True at every read. Unsigned releases: signatures
+// upgrade to HEAD with the gate, Installed True at every read; uninstalled there and installed
+// again, its kept CRD is taken back (decision 0150). Unsigned releases: signatures
 // are release-install-on-node.test.ts's subject. In the default suite since the image builds
 // use buildah's overlay storage (decision 0146; docs/release.md, "Tested on a real node: the
 // upgrade", has the times); skipped, saying why, only where the node cannot run.
@@ -310,9 +311,10 @@ describe.skipIf(missing !== undefined)('the previous release upgraded to HEAD wi
   it('installs the extension anew under the BoxcutterRuntime on the previous release: its revisions are ClusterObjectSets', async () => {
     const started = Date.now();
     await kubectl(['delete', 'clusterextension', 'example-operator', '--wait=true', '--timeout=300s']);
-    // The Helm runtime's uninstall keeps the CRD (kept-for-package); a BoxcutterRuntime install of
-    // the package does not take it back (its revision reports a collision on the CRD: seen
-    // 2026-11-29), and the subject here is an install made under the BoxcutterRuntime alone.
+    // The Helm runtime's uninstall keeps the CRD (kept-for-package). The previous release predates
+    // the BoxcutterRuntime's take-back (decision 0150): its revision would report a collision on
+    // the CRD, and the subject here is an install made under the BoxcutterRuntime alone. HEAD's
+    // take-back is the last test's subject.
     await kubectl(['delete', 'crd', 'greetings.demo.example.com', '--wait=true', '--timeout=120s']);
     await applyAsInstallDoes(await withBoxcutter(previous, worktree, 'previous'));
     expect(await productImages()).toEqual([previous.imageRef]);
@@ -339,4 +341,33 @@ describe.skipIf(missing !== undefined)('the previous release upgraded to HEAD wi
     await expectUntouchedAndHealthy(boxcutterSnapshot, boxcutterBefore);
     timed(`upgrade with the BoxcutterRuntime (${seen.length} reads of Installed)`, started);
   }, 600_000);
+
+  it('on HEAD with the BoxcutterRuntime, an uninstall keeps the CRD and the next install takes it back (decision 0150)', async () => {
+    const started = Date.now();
+    const CRD = 'greetings.demo.example.com';
+    const KEPT = 'olm.operatorframework.io/kept-for-package';
+    type Crd = Obj & {
+      metadata: { annotations?: Record<string, string>; ownerReferences?: Array<{ kind: string; name: string; controller?: boolean }> };
+    };
+    const crd = async (): Promise<Crd> => (await k.get(['crd', CRD])) as Crd;
+    await kubectl(['delete', 'clusterextension', 'example-operator', '--wait=true', '--timeout=300s']);
+    const kept = await crd();
+    expect(kept.metadata.annotations?.[KEPT]).toBe('example-operator');
+    expect(kept.metadata.ownerReferences ?? []).toEqual([]);
+    // Installed again as operator-controller runs on a cluster (config/rbac: CRDs listed and
+    // watched, never read by name): the revision reads the CRD as the extension's ServiceAccount.
+    await kubectl(['apply', '-f', join(REPO, 'config/samples/olm_v1_clusterextension.yaml')]);
+    await kubectl(['wait', '--for=condition=Installed', 'clusterextension/example-operator', '--timeout=300s']);
+    await kubectl(['wait', '--for=condition=Healthy', 'clusterextension/example-operator', '--timeout=300s']);
+    const controller = async (): Promise<string | undefined> => {
+      const ref = (await crd()).metadata.ownerReferences?.find((r) => r.controller === true);
+      return ref === undefined ? undefined : `${ref.kind}/${ref.name}`;
+    };
+    const revisions = ((await k.list(['clusterobjectsets', '-l', 'olm.operatorframework.io/owner-name=example-operator'])) as Obj[]).map(
+      (r) => `ClusterObjectSet/${(r.metadata as { name: string }).name}`,
+    );
+    expect(revisions).toContain(await controller());
+    await expect.poll(async () => (await crd()).metadata.annotations?.[KEPT], { timeout: 120_000, interval: 1_000 }).toBeUndefined();
+    timed('HEAD with the BoxcutterRuntime: uninstalled and installed again, its kept CRD taken back', started);
+  }, 900_000);
 });
