@@ -24,7 +24,8 @@
  * OLMV1_BENCH_RUNTIMES_EXTENSIONS (default 50), OLMV1_BENCH_RUNTIMES_ROUNDS (default 3),
  * OLMV1_BENCH_RUNTIMES_IDLE_SECONDS (default 60), OLMV1_BENCH_RUNTIMES_SIDES (default
  * `helm,boxcutter,upstream`: fewer to look at one side), OLMV1_BENCH_RUNTIMES_IDLE_PROFILE=FILE
- * (a CPU profile of ours under BoxcutterRuntime at rest).
+ * (a CPU profile of ours under BoxcutterRuntime at rest). `runtimes-1000` (on demand only): 1,000
+ * extensions under ours with BoxcutterRuntime alone, one round of the single install.
  */
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
@@ -48,14 +49,30 @@ import { type ObjectWatch, releaseKinds, watchOwnedObjects } from '../lib/uninst
 import { startUpstreamOperatorController, upstreamOperatorControllerBinary } from '../lib/upstream-operator-controller.ts';
 
 const env = (name: string, fallback: number): number => (process.env[name] === undefined ? fallback : Number(process.env[name]));
-const EXTENSIONS = env('OLMV1_BENCH_RUNTIMES_EXTENSIONS', 50);
-const ROUNDS = env('OLMV1_BENCH_RUNTIMES_ROUNDS', 3);
-const IDLE_MS = env('OLMV1_BENCH_RUNTIMES_IDLE_SECONDS', 60) * 1000;
-/** The sides to run (OLMV1_BENCH_RUNTIMES_SIDES, comma-separated; default all: helm, boxcutter, upstream). */
-/** Where to write ours' CPU profile at rest under BoxcutterRuntime (OLMV1_BENCH_RUNTIMES_IDLE_PROFILE). */
-const IDLE_PROFILE = process.env['OLMV1_BENCH_RUNTIMES_IDLE_PROFILE'];
-const SIDES = (process.env['OLMV1_BENCH_RUNTIMES_SIDES'] ?? 'helm,boxcutter,upstream').split(',');
-const TIMEOUT_MS = Math.max(600_000, EXTENSIONS * 1_200);
+
+/** How large a run is and which sides it runs. */
+interface Scale {
+  extensions: number;
+  rounds: number;
+  idleMs: number;
+  /** The sides to run: helm, boxcutter, upstream. */
+  sides: readonly string[];
+  /** Where to write ours' CPU profile at rest under BoxcutterRuntime. */
+  idleProfile: string | undefined;
+}
+
+/** `runtimes`' scale from the environment (see the module comment). */
+function scaleFromEnv(extensions: number, sides: string): Scale {
+  return {
+    extensions: env('OLMV1_BENCH_RUNTIMES_EXTENSIONS', extensions),
+    rounds: env('OLMV1_BENCH_RUNTIMES_ROUNDS', 3),
+    idleMs: env('OLMV1_BENCH_RUNTIMES_IDLE_SECONDS', 60) * 1000,
+    sides: (process.env['OLMV1_BENCH_RUNTIMES_SIDES'] ?? sides).split(','),
+    idleProfile: process.env['OLMV1_BENCH_RUNTIMES_IDLE_PROFILE'],
+  };
+}
+
+const timeoutMs = (s: Scale): number => Math.max(600_000, s.extensions * 1_200);
 const SA = 'installer';
 const GATE = '--feature-gates=BoxcutterRuntime=true';
 const EXPERIMENTAL_CRDS = fileURLToPath(new URL('../../config/crd/experimental', import.meta.url));
@@ -63,18 +80,18 @@ const FIELD_MANAGER = 'olmv1-bench-floor';
 
 const pad = (i: number): string => String(i).padStart(3, '0');
 
-async function publishSide(ctx: BenchContext, stack: OlmStack, label: string): Promise<SideGroup> {
+async function publishSide(ctx: BenchContext, stack: OlmStack, label: string, scale: Scale): Promise<SideGroup> {
   const images = benchImageClient();
   try {
     const root = join(ctx.workDir, `bundles-${label}`);
-    const pkgs = Array.from({ length: EXTENSIONS }, (_, i) => `rt-${label}-${pad(i)}`);
+    const pkgs = Array.from({ length: scale.extensions }, (_, i) => `rt-${label}-${pad(i)}`);
     const pushed = new Map<string, PushedBundle>();
     const versions = pkgs.flatMap((pkg) => ['1.0.0', '1.0.1'].map((version) => ({ pkg, version })));
     await eachLimited(versions, 8, async ({ pkg, version }) =>
       pushed.set(`${pkg}@${version}`, await pushGeneratedBundle(images, stack.registry, root, pkg, ['widgets'], undefined, { version })),
     );
     const ones: PushedBundle[] = [];
-    for (let i = 0; i <= ROUNDS; i++) ones.push(await pushGeneratedBundle(images, stack.registry, root, `rt-${label}-one-${i}`, ['widgets']));
+    for (let i = 0; i <= scale.rounds; i++) ones.push(await pushGeneratedBundle(images, stack.registry, root, `rt-${label}-one-${i}`, ['widgets']));
     const v1 = pkgs.map((pkg) => pushed.get(`${pkg}@1.0.0`) as PushedBundle);
     const v2 = pkgs.map((pkg) => pushed.get(`${pkg}@1.0.1`) as PushedBundle);
     const catalog = `runtimes-${label}`;
@@ -126,21 +143,21 @@ async function applyAtOnce(stack: OlmStack, bundle: readonly KubeObject[]): Prom
   await Promise.all(bundle.map((o) => stack.kube.client.apply(o, { fieldManager: FIELD_MANAGER, force: true })));
 }
 
-async function measureFloor(ctx: BenchContext, stack: OlmStack): Promise<FloorFigures & { raw: object }> {
-  const [warmUp = [], ...bundles] = await floorObjects(ctx, stack, 1 + ROUNDS + EXTENSIONS);
+async function measureFloor(ctx: BenchContext, stack: OlmStack, scale: Scale): Promise<FloorFigures & { raw: object }> {
+  const [warmUp = [], ...bundles] = await floorObjects(ctx, stack, 1 + scale.rounds + scale.extensions);
   // The client's discovery of the kinds is not the API server's work.
   await applyAtOnce(stack, warmUp);
   const ones: number[] = [];
-  for (const b of bundles.slice(0, ROUNDS)) {
+  for (const b of bundles.slice(0, scale.rounds)) {
     const t0 = performance.now();
     await applyAtOnce(stack, b);
     ones.push(performance.now() - t0);
   }
   const t0 = performance.now();
-  await Promise.all(bundles.slice(ROUNDS).map((b) => applyAtOnce(stack, b)));
+  await Promise.all(bundles.slice(scale.rounds).map((b) => applyAtOnce(stack, b)));
   const manyMs = performance.now() - t0;
   ctx.log(
-    `floor: 1 bundle (${bundles[0]?.length ?? 0} objects) ${ones.map((t) => Math.round(t)).join(', ')} ms; ${EXTENSIONS} at once ${Math.round(manyMs)} ms`,
+    `floor: 1 bundle (${bundles[0]?.length ?? 0} objects) ${ones.map((t) => Math.round(t)).join(', ')} ms; ${scale.extensions} at once ${Math.round(manyMs)} ms`,
   );
   return { oneMs: median(ones), manyMs, raw: { oneMs: ones, manyMs, objectsPerBundle: bundles[0]?.length ?? 0 } };
 }
@@ -153,6 +170,7 @@ async function oursSide(
   ctx: BenchContext,
   g: SideGroup,
   args: readonly string[],
+  scale: Scale,
 ): Promise<SideResult> {
   const oc = await stack.startOperatorController(args);
   try {
@@ -164,24 +182,24 @@ async function oursSide(
     };
     return await runSide(stack, watch, objects, audit, g, c, {
       workDir: ctx.workDir,
-      idleMs: IDLE_MS,
-      timeoutMs: TIMEOUT_MS,
+      idleMs: scale.idleMs,
+      timeoutMs: timeoutMs(scale),
       log: ctx.log,
-      ...(IDLE_PROFILE === undefined || g.label !== 'boxcutter' ? {} : { idleProfile: IDLE_PROFILE }),
+      ...(scale.idleProfile === undefined || g.label !== 'boxcutter' ? {} : { idleProfile: scale.idleProfile }),
     });
   } finally {
     await oc.child.stop();
   }
 }
 
-function measurements(sides: readonly SideResult[], floor: FloorFigures): Measurement[] {
+function measurements(sides: readonly SideResult[], floor: FloorFigures, { rounds, extensions }: Scale): Measurement[] {
   const upstream = sides.find((s) => s.figures.label === 'upstream');
   const out: Measurement[] = [
-    measure('floor: 1 bundle, server-side apply straight to kube-apiserver', floor.oneMs, 'ms', undefined, `median of ${ROUNDS}`),
-    measure(`floor: ${EXTENSIONS} bundles at once`, floor.manyMs / 1000, 's'),
+    measure('floor: 1 bundle, server-side apply straight to kube-apiserver', floor.oneMs, 'ms', undefined, `median of ${rounds}`),
+    measure(`floor: ${extensions} bundles at once`, floor.manyMs / 1000, 's'),
   ];
   for (const side of sides) {
-    for (const { figure, unit, value } of figureRows(EXTENSIONS)) {
+    for (const { figure, unit, value } of figureRows(extensions)) {
       const target = side.figures.label === 'boxcutter' && upstream !== undefined ? atMost(value(upstream.figures)) : undefined;
       out.push(measure(`${side.figures.label}: ${figure}`, value(side.figures), unit, target));
     }
@@ -192,13 +210,13 @@ function measurements(sides: readonly SideResult[], floor: FloorFigures): Measur
         'x',
         side.figures.label === 'boxcutter' ? atMost(1.5) : undefined,
       ),
-      measure(`${side.figures.label}: ${EXTENSIONS} installs / floor`, side.figures.manyInstallMs / floor.manyMs, 'x'),
+      measure(`${side.figures.label}: ${extensions} installs / floor`, side.figures.manyInstallMs / floor.manyMs, 'x'),
     );
   }
   return out;
 }
 
-async function run(ctx: BenchContext): Promise<BenchOutcome> {
+async function run(ctx: BenchContext, scale: Scale): Promise<BenchOutcome> {
   const binary = upstreamOperatorControllerBinary();
   const audit = await createAuditLog(ctx.workDir);
   const stack = await startOlmStack({
@@ -224,13 +242,13 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     // No node: the bench marks the extensions' Pods Ready, or no Deployment becomes Available.
     pods = await markPodsReady(stack.kube.client, (ns) => ns.startsWith('rt-'));
     await stack.startCatalogd();
-    const floor = await measureFloor(ctx, stack);
-    const labels = ['helm', 'boxcutter', 'upstream'].filter((l) => SIDES.includes(l) && (l !== 'upstream' || binary !== undefined));
+    const floor = await measureFloor(ctx, stack, scale);
+    const labels = ['helm', 'boxcutter', 'upstream'].filter((l) => scale.sides.includes(l) && (l !== 'upstream' || binary !== undefined));
     ctx.log(
-      `publishing ${EXTENSIONS} packages (1.0.0 and 1.0.1) and ${ROUNDS + 1} single ones per side (${labels.join(', ')}), their catalogs and installers`,
+      `publishing ${scale.extensions} packages (1.0.0 and 1.0.1) and ${scale.rounds + 1} single ones per side (${labels.join(', ')}), their catalogs and installers`,
     );
     const groups = new Map<string, SideGroup>();
-    for (const label of labels) groups.set(label, await publishSide(ctx, stack, label));
+    for (const label of labels) groups.set(label, await publishSide(ctx, stack, label, scale));
     const first = groups.get(labels[0] ?? '') as SideGroup;
     watch = await watchCluster(stack, 'olmv1-system');
     objects = await watchOwnedObjects(
@@ -240,9 +258,9 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
 
     const sides: SideResult[] = [];
     const helm = groups.get('helm');
-    if (helm !== undefined) sides.push(await oursSide(stack, watch, objects, audit, ctx, helm, []));
+    if (helm !== undefined) sides.push(await oursSide(stack, watch, objects, audit, ctx, helm, [], scale));
     const boxcutter = groups.get('boxcutter');
-    if (boxcutter !== undefined) sides.push(await oursSide(stack, watch, objects, audit, ctx, boxcutter, [GATE]));
+    if (boxcutter !== undefined) sides.push(await oursSide(stack, watch, objects, audit, ctx, boxcutter, [GATE], scale));
     const upGroup = groups.get('upstream');
     if (binary !== undefined && upGroup !== undefined) {
       ctx.log("starting upstream's operator-controller with the BoxcutterRuntime gate (ours stopped)");
@@ -254,8 +272,8 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
         sides.push(
           await runSide(stack, watch, objects, audit, upGroup, c, {
             workDir: ctx.workDir,
-            idleMs: IDLE_MS,
-            timeoutMs: TIMEOUT_MS,
+            idleMs: scale.idleMs,
+            timeoutMs: timeoutMs(scale),
             log: ctx.log,
           }),
         );
@@ -265,17 +283,17 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     }
     const table = comparisonTable(
       sides.map((s) => s.figures),
-      EXTENSIONS,
+      scale.extensions,
       floor,
       ['boxcutter', 'upstream'],
     );
     for (const line of table) ctx.log(line);
     return {
-      measurements: measurements(sides, floor),
+      measurements: measurements(sides, floor, scale),
       details: {
-        extensions: EXTENSIONS,
-        rounds: ROUNDS,
-        idleSeconds: IDLE_MS / 1000,
+        extensions: scale.extensions,
+        rounds: scale.rounds,
+        idleSeconds: scale.idleMs / 1000,
         table,
         floor: floor.raw,
         sides: Object.fromEntries(sides.map((s) => [s.figures.label, { figures: s.figures, ...s.raw }])),
@@ -291,8 +309,24 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
   }
 }
 
+const DEFAULT_SCALE = scaleFromEnv(50, 'helm,boxcutter,upstream');
+
 export const runtimesBenchmark: Benchmark = {
   name: 'runtimes',
-  title: `Helm runtime, BoxcutterRuntime and upstream's BoxcutterRuntime: 1 and ${EXTENSIONS} installs, upgrade, uninstall, CPU, RSS, requests, at rest, against the server-side-apply floor`,
-  run,
+  title: `Helm runtime, BoxcutterRuntime and upstream's BoxcutterRuntime: 1 and ${DEFAULT_SCALE.extensions} installs, upgrade, uninstall, CPU, RSS, requests, at rest, against the server-side-apply floor`,
+  run: (ctx) => run(ctx, DEFAULT_SCALE),
+};
+
+/**
+ * `runtimes-1000`, on demand only (`--only runtimes-1000`; not in a run of every benchmark):
+ * 1,000 extensions under our BoxcutterRuntime alone (the environment above still applies:
+ * OLMV1_BENCH_RUNTIMES_SIDES=boxcutter,upstream adds upstream's), one round of the single install.
+ */
+const SCALE_1000: Scale = { ...scaleFromEnv(1000, 'boxcutter'), rounds: env('OLMV1_BENCH_RUNTIMES_ROUNDS', 1) };
+
+export const runtimes1000Benchmark: Benchmark = {
+  name: 'runtimes-1000',
+  title: `BoxcutterRuntime with ${SCALE_1000.extensions} extensions: installs, upgrade, uninstall, CPU, RSS, requests, at rest (on demand)`,
+  onDemand: true,
+  run: (ctx) => run(ctx, SCALE_1000),
 };

@@ -28,5 +28,7 @@ export interface BenchOutcome {
 export interface Benchmark {
   name: string;
   title: string;
+  /** Run only when named (`--only`), not in a run of every benchmark (too long for it). */
+  onDemand?: boolean;
   run(ctx: BenchContext): Promise<BenchOutcome>;
 }
