@@ -7,6 +7,7 @@ import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { errorMessage } from '../../shared/errors/index.ts';
 import { extensionDetail, extensionRow, releaseObjectsView, uninstallPreview } from './extensions.ts';
+import { createHubAnswers } from './hub-answer.ts';
 import { headBundleImage, packageDetail, packageIcon, type HubTile } from './hub-index.ts';
 import { installRequest, parseInstallForm } from './install-form.ts';
 import { installAnswer } from './install-result.ts';
@@ -52,6 +53,7 @@ const NOT_AN_EXTENSION = { error: 'not a ClusterExtension name' };
 export function consoleRoutes(c: RouteContext): Route[] {
   const { sources } = c;
   const read = (): AbortSignal => AbortSignal.timeout(60_000);
+  const hubAnswer = createHubAnswers();
   return [
     route({ method: 'GET', path: '/', handle: async ({ res }) => send(res, 200, 'text/html; charset=utf-8', c.page) }),
     route({ method: 'GET', path: '/index.html', handle: async ({ res }) => send(res, 200, 'text/html; charset=utf-8', c.page) }),
@@ -69,11 +71,9 @@ export function consoleRoutes(c: RouteContext): Route[] {
         const problems: string[] = [];
         const h = await c.hub();
         const installed = await installedTiles(sources, h.catalogs, read(), problems);
-        json(res, 200, {
-          tiles: h.tiles.map((t) => ({ ...t, installed: installed.has(tileKey(t.catalog, t.name)) })),
-          problems: [...h.problems, ...problems],
-          badges: h.badges,
-        });
+        const installedTile = (t: HubTile): boolean => installed.has(tileKey(t.catalog, t.name));
+        const body = hubAnswer({ tiles: h.tiles, installed: installedTile, problems: [...h.problems, ...problems], badges: h.badges });
+        send(res, 200, 'application/json; charset=utf-8', body);
       },
     }),
     route({

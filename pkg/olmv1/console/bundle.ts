@@ -69,6 +69,9 @@ async function bundle(outDir: string, key: string): Promise<void> {
     bundle: true,
     outdir: outDir,
     format: 'esm',
+    // The pages other than the hub are chunks main.js loads when they are first shown (ui/main.tsx).
+    splitting: true,
+    chunkNames: 'chunk-[hash]',
     platform: 'browser',
     target: 'es2022',
     minify: true,

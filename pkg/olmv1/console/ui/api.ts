@@ -84,6 +84,23 @@ export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T>
   throw new ApiFailure(res.status, body.error ?? `${res.status} ${res.statusText}`, res.status === 404 && body.gone === true);
 }
 
+/** The hub's `/api/hub` read started before the page renders (prefetchHub), for the hub page to take once. */
+const early: { hub?: Promise<unknown> | undefined } = {};
+
+/** Starts reading `/api/hub` now (the session started, the hub about to render), so the read and the page's first render overlap. */
+export function prefetchHub(): void {
+  early.hub = getJson('/api/hub');
+  // Not taken (another page shown): its failure is nobody's.
+  early.hub.catch(() => undefined);
+}
+
+/** The hub's `/api/hub`: the read prefetchHub started, once, else a new one. */
+export function hubJson<T>(signal: AbortSignal): Promise<T> {
+  const started = early.hub;
+  early.hub = undefined;
+  return started === undefined ? getJson<T>('/api/hub', signal) : (started as Promise<T>);
+}
+
 /**
  * A refusal's JSON body, or nothing when it has none. Only for refusals: a document that fails to
  * arrive whole (its read aborted by a newer one, the connection lost) is a failure, never `{}`.

@@ -61,10 +61,14 @@ interface FacetCount {
 
 /** The tiles that match `q`, sorted. */
 export function filterTiles<T extends FilterableTile>(tiles: readonly T[], q: HubQuery): T[] {
-  const out = tiles.filter((t) => misses(t, q, words(q.text)) === 0);
+  const w = words(q.text);
   const key = (t: T): string =>
     (q.sort === 'provider' ? t.provider : q.sort === 'catalog' ? (t.catalogName ?? t.catalog) : t.displayName).toLowerCase();
-  return out.sort((a, b) => key(a).localeCompare(key(b)) || a.name.localeCompare(b.name));
+  // Each key made once and compared by one collator (localeCompare's order): at 5,000 packages
+  // the page's first render sorted with ~120,000 lower-casings and localeCompare calls.
+  const keyed = tiles.flatMap((t) => (misses(t, q, w) === 0 ? [{ t, k: key(t) }] : []));
+  const { compare } = new Intl.Collator();
+  return keyed.sort((a, b) => compare(a.k, b.k) || compare(a.t.name, b.t.name)).map((x) => x.t);
 }
 
 /**
@@ -74,9 +78,11 @@ export function filterTiles<T extends FilterableTile>(tiles: readonly T[], q: Hu
 export function facetCounts(tiles: readonly FilterableTile[], q: HubQuery): Record<FacetKey, FacetCount[]> {
   const w = words(q.text);
   const counts = new Map<FacetKey, Map<string, number>>(FACETS.map((f) => [f.key, new Map()]));
+  // Nothing searched or checked (the hub's first render): every tile counts under every filter.
+  const open = w.length === 0 && FACETS.every((f) => (q.selected[f.key] ?? []).length === 0);
   for (const t of tiles) {
     if (w.length > 0 && !w.every((x) => haystack(t).includes(x))) continue;
-    const failed = FACETS.filter((f) => !matches(f, t, q));
+    const failed = open ? [] : FACETS.filter((f) => !matches(f, t, q));
     // A tile counts under filter f when it passes every filter but f.
     if (failed.length > 1) continue;
     for (const f of failed.length === 1 ? failed : FACETS) {

@@ -23,7 +23,7 @@ import {
   ToolbarItem,
 } from '@patternfly/react-core';
 import { CatalogTile, FilterSidePanel, FilterSidePanelCategory, FilterSidePanelCategoryItem } from '@patternfly/react-catalog-view-extension';
-import { getJson, iconUrl, packageHref, type CatalogBadge, type Tile } from './api.ts';
+import { hubJson, iconUrl, packageHref, type CatalogBadge, type Tile } from './api.ts';
 import { EMPTY_QUERY, FACETS, facetCounts, filterTiles, toggle, type FacetKey, type HubQuery } from './filter.ts';
 import { SourceBadge } from './source-badge.tsx';
 
@@ -41,7 +41,7 @@ export function HubPage() {
   const [perPage, setPerPage] = useState(24);
   useEffect(() => {
     const ac = new AbortController();
-    getJson<{ tiles: Tile[]; problems: string[]; badges?: Record<string, CatalogBadge> }>('/api/hub', ac.signal).then(
+    hubJson<{ tiles: Tile[]; problems: string[]; badges?: Record<string, CatalogBadge> }>(ac.signal).then(
       (h) => {
         const b = h.badges ?? {};
         setBadges(b);

@@ -2,21 +2,24 @@
 import '@patternfly/react-core/dist/styles/base.css';
 import '@patternfly/react-catalog-view-extension/dist/css/react-catalog-view-extension.css';
 import './console.css';
-import { useEffect, useState } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
-import { Masthead, MastheadBrand, MastheadContent, MastheadMain, Nav, NavItem, NavList, Page } from '@patternfly/react-core';
-import { ExtensionPage } from './extension-page.tsx';
+import { Masthead, MastheadBrand, MastheadContent, MastheadMain, Nav, NavItem, NavList, Page, Spinner } from '@patternfly/react-core';
 import { HubPage } from './hub.tsx';
-import { InstallPage } from './install-page.tsx';
-import { InstalledPage } from './installed.tsx';
-import { PackagePage } from './package-page.tsx';
-import { CatalogsPage } from './catalogs.tsx';
-import { ClusterPage } from './cluster.tsx';
-import { NamespacesPage } from './tenant.tsx';
 import { PageBoundary } from './page-boundary.tsx';
-import { openEvents, signOutHref, startSession } from './api.ts';
+import { openEvents, prefetchHub, signOutHref, startSession } from './api.ts';
 import { connectChanges, sleep } from './changes.ts';
 import { ChangesProvider } from './use-live.tsx';
+
+// The hub is the first page most visits see: it is in main.js; every other page (and what only
+// it uses: the install form's API types, the Markdown renderer, the graph) loads when first shown.
+const ExtensionPage = lazy(() => import('./extension-page.tsx').then((m) => ({ default: m.ExtensionPage })));
+const InstallPage = lazy(() => import('./install-page.tsx').then((m) => ({ default: m.InstallPage })));
+const InstalledPage = lazy(() => import('./installed.tsx').then((m) => ({ default: m.InstalledPage })));
+const PackagePage = lazy(() => import('./package-page.tsx').then((m) => ({ default: m.PackagePage })));
+const CatalogsPage = lazy(() => import('./catalogs.tsx').then((m) => ({ default: m.CatalogsPage })));
+const ClusterPage = lazy(() => import('./cluster.tsx').then((m) => ({ default: m.ClusterPage })));
+const NamespacesPage = lazy(() => import('./tenant.tsx').then((m) => ({ default: m.NamespacesPage })));
 
 function useHash(): string {
   const [hash, setHash] = useState(window.location.hash);
@@ -73,23 +76,25 @@ function App() {
   return (
     <Page masthead={masthead} mainAriaLabel="Console page">
       <PageBoundary key={hash}>
-        {page === 'package' ? (
-          <PackagePage catalog={parts[1] ?? ''} name={parts[2] ?? ''} />
-        ) : page === 'install' ? (
-          <InstallPage key={hash} catalog={parts[1] ?? ''} name={parts[2] ?? ''} />
-        ) : page === 'installed' && (parts[1] ?? '') !== '' ? (
-          <ExtensionPage key={parts[1]} name={parts[1] ?? ''} />
-        ) : page === 'installed' ? (
-          <InstalledPage />
-        ) : page === 'catalogs' ? (
-          <CatalogsPage />
-        ) : page === 'cluster' ? (
-          <ClusterPage />
-        ) : page === 'namespaces' ? (
-          <NamespacesPage key={parts[1] ?? ''} namespace={parts[1] ?? ''} />
-        ) : (
-          <HubPage />
-        )}
+        <Suspense fallback={<Spinner aria-label="Loading the page" />}>
+          {page === 'package' ? (
+            <PackagePage catalog={parts[1] ?? ''} name={parts[2] ?? ''} />
+          ) : page === 'install' ? (
+            <InstallPage key={hash} catalog={parts[1] ?? ''} name={parts[2] ?? ''} />
+          ) : page === 'installed' && (parts[1] ?? '') !== '' ? (
+            <ExtensionPage key={parts[1]} name={parts[1] ?? ''} />
+          ) : page === 'installed' ? (
+            <InstalledPage />
+          ) : page === 'catalogs' ? (
+            <CatalogsPage />
+          ) : page === 'cluster' ? (
+            <ClusterPage />
+          ) : page === 'namespaces' ? (
+            <NamespacesPage key={parts[1] ?? ''} namespace={parts[1] ?? ''} />
+          ) : (
+            <HubPage />
+          )}
+        </Suspense>
       </PageBoundary>
     </Page>
   );
@@ -132,6 +137,8 @@ if (root !== null)
     .catch(() => false)
     .then((ok) => {
       // One live connection for the page's lifetime: every page's data hook listens to it.
+      // The hub's catalogs are read while React renders the page's frame.
+      if (ok && /^#?\/?$/.test(window.location.hash)) prefetchHub();
       const changes = ok ? connectChanges((signal) => openEvents(signal), sleep, new AbortController().signal) : undefined;
       createRoot(root).render(
         changes === undefined ? (
