@@ -31,6 +31,7 @@ import {
   settlesWithin,
   stripManagedFields,
 } from '../../pkg/shared/kube/index.ts';
+import { migrateStoredVersions } from '../../pkg/shared/storageversion/index.ts';
 import { componentImages, runLeading } from '../shared/component.ts';
 import { startMetricsServing } from '../shared/metrics-serving.ts';
 import type { CatalogdOptions } from './options.ts';
@@ -110,7 +111,9 @@ export async function runCatalogdControl(
       reconciles: CLUSTER_CATALOG,
       limitRetryFloorMs: o.ingestTimeoutMs,
     });
-    await controller.run(leading);
+    // ClusterCatalogs stored in an older version after a storage-version change are rewritten beside the controller (docs/release.md).
+    const migrating = migrateStoredVersions([CLUSTER_CATALOG.crdName], { client: kube.client, log, signal: leading });
+    await Promise.all([controller.run(leading), migrating]);
   };
 
   // What every replica runs stops with the process, or once leadership was lost.

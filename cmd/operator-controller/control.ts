@@ -50,6 +50,7 @@ import {
   type ObjectSetController,
 } from '../../pkg/operator-controller/objectset/index.ts';
 import { CLUSTER_EXTENSION, CLUSTER_OBJECT_SET, parseClusterExtension } from '../../pkg/shared/api/index.ts';
+import { migrateStoredVersions } from '../../pkg/shared/storageversion/index.ts';
 import { componentImages, runLeading } from '../shared/component.ts';
 import type { OperatorControllerOptions } from './options.ts';
 import { pauseHook } from './test-pause.ts';
@@ -172,6 +173,10 @@ function memoryLimits(o: OperatorControllerOptions) {
 async function lead(o: OperatorControllerOptions, started: Started, p: ProcessParts, leading: AbortSignal): Promise<void> {
   const { log, registry, kube, extensions, catalogs } = started;
   await using stack = new AsyncDisposableStack();
+  // Its kinds' objects stored in an older version after a storage-version change are rewritten beside the rest (docs/release.md).
+  const owned = started.objectSets === undefined ? [CLUSTER_EXTENSION.crdName] : [CLUSTER_EXTENSION.crdName, CLUSTER_OBJECT_SET.crdName];
+  const migrating = migrateStoredVersions(owned, { client: kube.client, log, signal: leading });
+  stack.defer(async () => void (await migrating));
   const queue = new WorkQueue({ name: EXTENSION_CONTROLLER_NAME, registry });
   const memory = memoryLimits(o);
   // BoxcutterRuntime: the revisions' controller runs beside the extensions' (decision 0125).

@@ -647,11 +647,21 @@ describe('config/ on a real API server', () => {
         if (match.length === 0) problems.push(`${component}: no grant covers ${describeEvent(e)}`);
         for (const g of match) used.add(g.key);
       }
-      for (const g of grants) if (!used.has(g.key)) problems.push(`${component}: unused grant ${g.key}`);
+      for (const g of grants) if (!used.has(g.key) && !ONLY_WHEN_MIGRATING.has(g.key)) problems.push(`${component}: unused grant ${g.key}`);
     }
     expect([...new Set(problems)]).toEqual([]);
   }, 300_000);
 });
+
+/**
+ * Grants used only when a release changed a storage version of the component's own CRDs (the
+ * trim of storedVersions after its objects were rewritten; pkg/shared/storageversion, proven
+ * against a real API server by storage-version-migration.test.ts): none changes here.
+ */
+const ONLY_WHEN_MIGRATING = new Set([
+  'ClusterRole/catalogd-manager-role: patch apiextensions.k8s.io/customresourcedefinitions/status',
+  'ClusterRole/operator-controller-manager-role: patch apiextensions.k8s.io/customresourcedefinitions/status',
+]);
 
 interface AuditEvent {
   verb: string;
