@@ -20,7 +20,7 @@ const USAGE = `Usage: olmv1 install PACKAGE [--name NAME] [-n NAMESPACE] [--vers
          [--catalog NAME | -l SELECTOR] [--upgrade-constraint-policy CatalogProvided|SelfCertified]
          [--crd-upgrade-safety-enforcement Strict|None] [--watch-namespace NS] [--update-policy P]
          [--cert-provider cert-manager|openshift-service-ca] [--service-account NAME] [--with-dependencies]
-         [--tenant] [--dry-run] [-o yaml|json]
+         [--accept-community] [--tenant] [--dry-run] [-o yaml|json]
          [--no-wait] [--timeout DURATION] [--kubeconfig FILE] [--context NAME] [--catalogd-url URL]
 
 Installs PACKAGE with least privilege. Resolves the bundle the cluster's ClusterCatalogs offer
@@ -66,6 +66,11 @@ Flags:
                              namespace named, after its package, pinned to the provider's
                              version) with its own ServiceAccount and RBAC, waited for; a
                              requirement no selected catalog provides is refused
+  --accept-community         acknowledge that the package comes from a ClusterCatalog the
+                             administrators mark as community content (annotation
+                             olm.operatorframework.io/source-type: Community; decision 0148):
+                             not vetted or verified, supported by its community. Without it
+                             such an install is refused (a dry run only warns)
   --tenant                   request the install as a tenant: an Extension in NAMESPACE (which must
                              exist), judged by the cluster's ExtensionPolicies; not with
                              --update-policy, --crd-upgrade-safety-enforcement, --cert-provider
@@ -87,7 +92,7 @@ Output:
 Exit codes:
   0  installed (or, with --dry-run, printed; with --no-wait, created)
   1  not installed: no such catalog or package (with close names), no version in range (with
-     the versions there are), a permission you lack (named), a name already taken, the bundle
+     the versions there are), a catalog marked Community without --accept-community, a permission you lack (named), a name already taken, the bundle
      refused, or the extension not Installed within --timeout (its Progressing message)
   2  usage error`;
 
@@ -109,6 +114,7 @@ const FLAGS = {
   'service-account': { type: 'string' },
   'dry-run': { type: 'boolean' },
   'with-dependencies': { type: 'boolean' },
+  'accept-community': { type: 'boolean' },
   tenant: { type: 'boolean' },
   output: { type: 'string', short: 'o' },
   wait: { type: 'boolean' },
@@ -128,6 +134,8 @@ export interface InstallArgs {
   dryRun: boolean;
   /** --with-dependencies: install the dependency closure the cluster lacks first (install-dependencies.ts). */
   withDependencies: boolean;
+  /** --accept-community: the package may come from a catalog marked Community (the install service refuses it otherwise). */
+  acceptCommunity: boolean;
   /** --tenant: create an Extension request in the namespace instead (install-tenant.ts). */
   tenant: boolean;
   output: 'yaml' | 'json' | undefined;
@@ -240,6 +248,7 @@ export function parseInstallArgs(args: readonly string[]): InstallArgs {
     existingServiceAccount: serviceAccount !== undefined,
     dryRun: values['dry-run'] === true,
     withDependencies: values['with-dependencies'] === true,
+    acceptCommunity: values['accept-community'] === true,
     tenant: values.tenant === true,
     output,
     wait: values['no-wait'] !== true,

@@ -37,6 +37,11 @@ describe('olmv1 install arguments', () => {
     expect([a.dryRun, a.wait, a.timeoutMs, a.output]).toEqual([false, true, 300_000, undefined]);
   });
 
+  it('--accept-community acknowledges a catalog marked Community (decision 0148); without it the install service refuses one', () => {
+    expect(parseInstallArgs(['p']).acceptCommunity).toBe(false);
+    expect(parseInstallArgs(['p', '--accept-community']).acceptCommunity).toBe(true);
+  });
+
   it("takes kubectl-operator's flags where they mean the same", () => {
     const a = parseInstallArgs([
       'argocd-operator',

@@ -47,6 +47,7 @@ export async function runInstall(args: readonly string[], io: CommandIO, deps: I
       const result = await installExtension(ports, request);
       if (!result.ok) throw new CommandError(result.error, EXIT.failed);
       const r = result.value;
+      if (r.community !== undefined && !a.acceptCommunity) io.stderr.write(`warning: ${r.community}\n`);
       if (r.dryRun) {
         io.stdout.write(formatObjects(r.objects, a.output ?? 'yaml'));
         io.stderr.write(`dry run: nothing written (${r.objects.length} objects)\n`);

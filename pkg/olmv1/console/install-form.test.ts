@@ -26,10 +26,16 @@ describe('install form', () => {
       existingServiceAccount: false,
       dryRun: true,
       withDependencies: false,
+      acceptCommunity: false,
       wait: false,
     });
     const any = installRequest({ ...parsed.form, channel: '', version: '' }, false);
     expect([any.extension.channels, any.extension.version, any.dryRun]).toEqual([[], undefined, false]);
+    // The community warning's checkbox, as --accept-community (decision 0148): only a literal true.
+    const acknowledged = parseInstallForm({ ...base, acceptCommunity: true });
+    expect(acknowledged.ok && installRequest(acknowledged.form, false).acceptCommunity).toBe(true);
+    const text = parseInstallForm({ ...base, acceptCommunity: 'true' });
+    expect(text.ok && installRequest(text.form, false).acceptCommunity).toBe(false);
   });
 
   it('installs as an existing ServiceAccount when one is named; none (the default) has install create NAME-installer', () => {

@@ -37,6 +37,8 @@ export interface InstallForm {
   watchNamespace: string;
   /** Install what the bundle's dependencies need first (`--with-dependencies`). */
   withDependencies: boolean;
+  /** The user checked the community warning's box (`--accept-community`; the install service refuses a Community catalog's install without it). */
+  acceptCommunity: boolean;
 }
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -59,6 +61,7 @@ export function parseInstallForm(body: unknown): { ok: true; form: InstallForm }
     installMode: str('installMode') || 'AllNamespaces',
     watchNamespace: str('watchNamespace'),
     withDependencies: b['withDependencies'] === true,
+    acceptCommunity: b['acceptCommunity'] === true,
   };
   if (form.catalog === '' || form.package === '') return { ok: false, error: 'a catalog and a package are required' };
   if (form.name.length > 253 || !DNS_SUBDOMAIN.test(form.name))
@@ -107,6 +110,7 @@ export function installRequest(form: InstallForm, dryRun: boolean): InstallReque
     existingServiceAccount: form.serviceAccount !== '',
     dryRun,
     withDependencies: form.withDependencies,
+    acceptCommunity: form.acceptCommunity,
     wait: false,
   };
 }

@@ -10,6 +10,7 @@ export {
   statusConditions,
   type ExtensionRequest,
 } from './objects.ts';
+export { CATALOG_DISPLAY_NAME_ANNOTATION, CATALOG_SOURCE_TYPE_ANNOTATION, catalogBadge, type CatalogBadge } from './catalog-badge.ts';
 export type { InstallEvent, InstallPorts, InstallResult } from './ports.ts';
 export { installerRbac, installRenderOptions, type InstallerRbac } from './rbac.ts';
 export { refusalMessage } from './render-refusal.ts';

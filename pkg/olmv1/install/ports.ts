@@ -94,6 +94,8 @@ export interface InstallResult {
   dependencies: number;
   /** A dry run with withDependencies: what would be installed first, each as its own ClusterExtension. */
   plannedDependencies?: PlannedDependency[];
+  /** The bundle's catalog is marked Community (decision 0148): why an install needs `acceptCommunity` (a dry run reports it, an install without it is refused). */
+  community?: string;
   /** True once operator-controller reported it Installed (false without waiting, and for a dry run). */
   installed: boolean;
   dryRun: boolean;

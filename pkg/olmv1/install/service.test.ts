@@ -9,6 +9,7 @@ import { fakeCluster, type FakeCluster } from '../../../test/support/fake-cluste
 import { ok } from '../../shared/errors/index.ts';
 import { resolve, type ResolveInput } from '../../operator-controller/resolve/index.ts';
 import type { InstallEvent, InstallPorts } from './ports.ts';
+import { CATALOG_DISPLAY_NAME_ANNOTATION, CATALOG_SOURCE_TYPE_ANNOTATION } from './catalog-badge.ts';
 import { installExtension, type InstallRequest } from './service.ts';
 
 const CE = { kind: 'ClusterExtension', metadata: { name: 'demo' } };
@@ -104,5 +105,30 @@ describe('installExtension', () => {
     const late = await installExtension(ports(c, []), request({ timeoutMs: 3_000 }));
     expect(late.ok ? '' : late.error).toMatch(/^ClusterExtension demo is not installed after 3 s: waiting for operator-controller\n/);
     expect(c.live(CE)).toBeDefined();
+  });
+
+  it('refuses an install from a catalog marked Community until it is acknowledged; a dry run says so and writes nothing (decision 0148)', async () => {
+    const community = (): FakeCluster => {
+      const c = fakeCluster();
+      const catalog = clusterCatalogObject('c');
+      catalog.metadata.annotations = { [CATALOG_SOURCE_TYPE_ANNOTATION]: 'Community', [CATALOG_DISPLAY_NAME_ANNOTATION]: 'Friendly' };
+      c.seed(catalog);
+      return c;
+    };
+    const c = community();
+    const refused = await installExtension(ports(c, []), request());
+    expect(refused.ok ? '' : refused.error).toMatch(
+      /^package demo resolves to ClusterCatalog c \("Friendly"\), which the cluster's administrators mark as community content: .*--accept-community/,
+    );
+    expect(c.writes).toEqual([]);
+    const dry = await installExtension(ports(c, []), request({ dryRun: true }));
+    expect(dry.ok && dry.value.community).toMatch(/^package demo resolves to ClusterCatalog c /);
+    expect(c.writes).toEqual([]);
+    const accepted = await installExtension(ports(c, []), request({ acceptCommunity: true, wait: false }));
+    expect(accepted.ok && accepted.value.community).toMatch(/community content/);
+    expect(c.live(CE)).toBeDefined();
+    // Any other catalog asks nothing.
+    const plain = await installExtension(ports(cluster(), []), request({ dryRun: true }));
+    expect(plain.ok && plain.value.community).toBeUndefined();
   });
 });

@@ -13,6 +13,7 @@ import { isNotFound, type KubeObject } from '../../shared/kube/index.ts';
 import type { Provider } from '../../operator-controller/dependencies/index.ts';
 import { render, type CertProviderName } from '../../operator-controller/render/index.ts';
 import { metadataFor, resolve } from '../../operator-controller/resolve/index.ts';
+import { catalogBadge, communityRefusal } from './catalog-badge.ts';
 import { installDependencies, planDependencies } from './dependencies.ts';
 import { catalogSource, installObjects, type ExtensionRequest } from './objects.ts';
 import type { InstallPorts, InstallResult, PlannedDependency } from './ports.ts';
@@ -32,6 +33,8 @@ export interface InstallRequest {
   existingServiceAccount?: boolean;
   /** Compute every object; write nothing. */
   dryRun?: boolean;
+  /** The user acknowledged that the package may come from a catalog marked Community (`--accept-community`, the console's checkbox); without it such an install is refused. */
+  acceptCommunity?: boolean;
   /** Install the dependency closure the cluster lacks first, each as its own ClusterExtension, waited for. */
   withDependencies?: boolean;
   /** Wait until operator-controller reports it Installed, at most `timeoutMs`. */
@@ -84,7 +87,8 @@ async function install(ports: InstallPorts, r: InstallRequest, installing: Reado
         `(create it and grant it what the bundle needs, or leave out --service-account to have install create ${req.name}-installer with least privilege)`,
     );
   }
-  const names = (await client.listAll(CLUSTER_CATALOG)).items.map((c) => c.metadata.name ?? '');
+  const catalogObjects = (await client.listAll(CLUSTER_CATALOG)).items;
+  const names = catalogObjects.map((c) => c.metadata.name ?? '');
   if (names.length === 0) throw new InstallRefused('the cluster has no ClusterCatalogs: add one with "olmv1 catalog add NAME IMAGE"');
   if (r.catalog !== undefined && !names.includes(r.catalog)) {
     throw new InstallRefused(`ClusterCatalog ${JSON.stringify(r.catalog)} not found; the cluster's catalogs: ${names.sort().join(', ')}`);
@@ -107,6 +111,12 @@ async function install(ports: InstallPorts, r: InstallRequest, installing: Reado
   }
   const { bundle: picked, versionRelease, catalog } = resolved.value;
   const bundle = { name: picked.name, version: metadataFor(picked.name, versionRelease).version, image: picked.image, catalog };
+  // A catalog marked Community (decision 0148): a dry run says so, an install needs the user's acknowledgement.
+  const community = communityRefusal(
+    catalogBadge(catalog, catalogObjects.find((c) => c.metadata.name === catalog)?.metadata.annotations),
+    req.packageName,
+  );
+  if (community !== undefined && r.dryRun !== true && r.acceptCommunity !== true) throw new InstallRefused(community);
   let dependencies = 0;
   let planned: PlannedDependency[] | undefined;
   if (r.withDependencies === true && input.ok) {
@@ -162,6 +172,7 @@ async function install(ports: InstallPorts, r: InstallRequest, installing: Reado
     escalations: rbac.escalations,
     dependencies,
     ...(planned === undefined ? {} : { plannedDependencies: planned }),
+    ...(community === undefined ? {} : { community }),
     installed: false,
     dryRun: r.dryRun === true,
   };

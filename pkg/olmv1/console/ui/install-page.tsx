@@ -71,6 +71,7 @@ export function InstallPage({ catalog, name }: { catalog: string; name: string }
     installMode: 'AllNamespaces',
     watchNamespace: '',
     withDependencies: false,
+    acceptCommunity: false,
   });
   const [suggested, setSuggested] = useState(false);
   // The installer: a new least-privilege ServiceAccount (false), or the existing one named in form.serviceAccount.
@@ -106,7 +107,7 @@ export function InstallPage({ catalog, name }: { catalog: string; name: string }
   const run = (dryRun: boolean): void => {
     setBusy(dryRun ? 'preview' : 'install');
     setError(undefined);
-    const body = { ...form, serviceAccount: existing ? form.serviceAccount : '', dryRun };
+    const body = { ...form, serviceAccount: existing ? form.serviceAccount : '', acceptCommunity: acknowledged, dryRun };
     postJson<InstallAnswer>('/api/install', body).then(
       (r) => {
         setBusy(undefined);
@@ -288,7 +289,7 @@ export function InstallPage({ catalog, name }: { catalog: string; name: string }
             </div>
           )}
           <p>Keep them for GitOps.</p>
-          <EquivalentCommand command={installCommand(catalog, name, form)} />
+          <EquivalentCommand command={installCommand(catalog, name, { ...form, acceptCommunity: acknowledged })} />
           <CodeBlock
             actions={
               <Button variant="secondary" onClick={() => download(yaml)} data-install-download="">
@@ -314,6 +315,7 @@ function installCommand(catalog: string, pkg: string, form: InstallForm): string
     form.installMode === 'OwnNamespace' ? ` --watch-namespace ${form.namespace}` : '',
     form.installMode === 'SingleNamespace' ? ` --watch-namespace ${form.watchNamespace}` : '',
     form.withDependencies ? ' --with-dependencies' : ' --dry-run -o yaml',
+    form.acceptCommunity ? ' --accept-community' : '',
   ];
   return `olmv1 install ${pkg}${flags.join('')}`;
 }
