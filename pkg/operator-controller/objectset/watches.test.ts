@@ -5,6 +5,7 @@ import { Informer, clientListWatch, type KubeObject } from '../../shared/kube/in
 import { widgetCrd } from '../../../test/support/crd-builders.ts';
 import { fakeCluster, type FakeCluster } from '../../../test/support/fake-cluster.ts';
 import { createObjectSetController } from './controller.ts';
+import { Registry } from 'prom-client';
 import { RevisionObjectWatches, revisionsOfEvent, watchTargets } from './watches.ts';
 import { everyRevisionAs } from './writer.ts';
 
@@ -114,6 +115,31 @@ describe('RevisionObjectWatches', () => {
     await expect.poll(() => queued).toEqual(['ext-1', 'ext-1']);
     watches.forget('ext-1');
     expect(fc.calls.filter((c) => c.startsWith('watch ConfigMap')).length).toBe(1);
+  });
+});
+
+describe('RevisionObjectWatches triggers', () => {
+  it('counts each queued reconcile by kind and change: status only, content, deletion', async () => {
+    const fc = fakeCluster();
+    const queued: string[] = [];
+    const registry = new Registry();
+    const watches = new RevisionObjectWatches({ enqueue: (r) => queued.push(r), log, registry });
+    void watches.run(leading());
+    const a = object('ConfigMap', 'a', 'ns', 'ext-1');
+    fc.seed(a);
+    await watches.track('ext-1', { identity: 'extension/ext', client: fc.client, selector: 'olm.operatorframework.io/owner-name=ext' }, [a]);
+    await expect.poll(() => fc.calls.filter((c) => c.startsWith('watch ConfigMap')).length).toBe(1);
+    fc.edit(a, (live) => void (live['status'] = { ready: true }));
+    await expect.poll(() => queued).toEqual(['ext-1']);
+    fc.edit(a, (live) => void (live['data'] = { k: 'changed' }));
+    await fc.client.delete({ apiVersion: 'v1', kind: 'ConfigMap', name: 'a', namespace: 'ns' });
+    await expect.poll(() => queued).toEqual(['ext-1', 'ext-1', 'ext-1']);
+    const counted = (await registry.getSingleMetric('operator_controller_revision_object_events_total')?.get())?.values ?? [];
+    expect(counted.map((v) => [v.labels['kind'], v.labels['change'], v.value])).toEqual([
+      ['ConfigMap', 'status', 1],
+      ['ConfigMap', 'content', 1],
+      ['ConfigMap', 'delete', 1],
+    ]);
   });
 });
 

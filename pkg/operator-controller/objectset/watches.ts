@@ -21,6 +21,7 @@ import { CLUSTER_OBJECT_SET } from '../../shared/api/index.ts';
 import {
   Informer,
   clientListWatch,
+  counterOn,
   gaugeOn,
   jitteredWatchTimeoutSeconds,
   objectKey,
@@ -52,8 +53,10 @@ interface WatchTarget {
 interface TrackedObject extends KubeObject {
   /** The ClusterObjectSet that controls it, if any. */
   revision?: string;
-  /** sha256 of the object without resourceVersion and managedFields. */
+  /** sha256 of the object without status, resourceVersion and managedFields. */
   digest: string;
+  /** sha256 of its status, when it has one. */
+  status?: string;
 }
 
 /**
@@ -89,12 +92,13 @@ function controllingRevision(obj: KubeObject): string | undefined {
   return ref !== undefined && ref.kind === CLUSTER_OBJECT_SET.kind && ref.apiVersion.split('/')[0] === group ? ref.name : undefined;
 }
 
-/** The informer transform: identity, controlling revision and digest. */
+const sha256 = (value: unknown): string => createHash('sha256').update(JSON.stringify(value)).digest('base64');
+
+/** The informer transform: identity, controlling revision, digests of its content and of its status. */
 function tracked(obj: KubeObject): TrackedObject {
   const { resourceVersion, managedFields: _managed, ...metadata } = obj.metadata;
-  const digest = createHash('sha256')
-    .update(JSON.stringify({ ...obj, metadata }))
-    .digest('base64');
+  const { status, ...rest } = obj;
+  const digest = sha256({ ...rest, metadata });
   const m = obj.metadata;
   const revision = controllingRevision(obj);
   return {
@@ -106,14 +110,31 @@ function tracked(obj: KubeObject): TrackedObject {
       ...(resourceVersion === undefined ? {} : { resourceVersion }),
     },
     digest,
+    ...(status === undefined ? {} : { status: sha256(status) }),
     ...(revision === undefined ? {} : { revision }),
   };
 }
 
+/**
+ * What an event changed, as `operator_controller_revision_object_events_total` counts the
+ * reconciles it queues: a deletion, its controller, its content, or only its status (a workload's
+ * progress, which the probes read); undefined for a creation or an update that changed nothing. Pure.
+ */
+export function changeOf(
+  type: InformerEventType,
+  obj: Readonly<TrackedObject>,
+  old: Readonly<TrackedObject> | undefined,
+): 'delete' | 'controller' | 'content' | 'status' | undefined {
+  if (type === 'add') return undefined;
+  if (type === 'delete' || old === undefined) return 'delete';
+  if (old.revision !== obj.revision) return 'controller';
+  if (old.digest !== obj.digest) return 'content';
+  return old.status === obj.status ? undefined : 'status';
+}
+
 /** The revisions an event on an object concerns: its controller before and after; none for a creation or an update that changed nothing. Pure. */
 export function revisionsOfEvent(type: InformerEventType, obj: Readonly<TrackedObject>, old: Readonly<TrackedObject> | undefined): string[] {
-  if (type === 'add') return [];
-  if (type === 'update' && old !== undefined && old.digest === obj.digest && old.revision === obj.revision) return [];
+  if (changeOf(type, obj, old) === undefined) return [];
   return [...new Set([obj.revision, old?.revision].filter((r): r is string => r !== undefined))];
 }
 
@@ -144,6 +165,8 @@ export class RevisionObjectWatches {
   readonly #forgets = new Map<string, number>();
   readonly #running = new Set<Promise<void>>();
   readonly #gauge;
+  /** `operator_controller_revision_object_events_total`: the reconciles the watches queued, by kind and change. */
+  readonly #events;
   #signal: AbortSignal | undefined;
 
   constructor(options: RevisionObjectWatchesOptions) {
@@ -156,6 +179,15 @@ export class RevisionObjectWatches {
             'operator_controller_revision_object_watches',
             'Watches of active revisions objects (one per writer, kind and namespace).',
             [],
+          );
+    this.#events =
+      options.registry === undefined
+        ? undefined
+        : counterOn(
+            options.registry,
+            'operator_controller_revision_object_events_total',
+            'Revision reconciles queued by a change of one of their objects, by kind and change: delete, controller, content, or status only.',
+            ['kind', 'change'],
           );
   }
 
@@ -230,9 +262,14 @@ export class RevisionObjectWatches {
     });
     const running: RunningTarget = { informer, abort: new AbortController(), revisions: new Set() };
     informer.addHandler((type, obj, old) => {
+      const change = changeOf(type, obj, old);
       for (const revision of revisionsOfEvent(type, obj, old)) {
         if (!running.revisions.has(revision)) continue;
-        this.#o.log.debug({ revision, object: objectKey(obj), kind: obj.kind, event: type }, 'revision object changed, queueing its revision');
+        this.#o.log.debug(
+          { revision, object: objectKey(obj), kind: obj.kind, event: type, change },
+          'revision object changed, queueing its revision',
+        );
+        this.#events?.inc({ kind: obj.kind, change: change ?? '' });
         this.#o.enqueue(revision);
       }
     });
