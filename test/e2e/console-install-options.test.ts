@@ -32,6 +32,18 @@ const SCOPED = `scoped-${id}`;
 const SUGGESTED = `scoped-system-${id}`;
 /** Requires package BASE; BASE provides it. */
 const NEEDS = `needs-${id}`;
+/** SCOPED's suggested-namespace template: one label and one annotation to apply, one label of OLM's to drop. */
+const TEMPLATE = {
+  'operatorframework.io/suggested-namespace-template': JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: {
+      name: SUGGESTED,
+      labels: { 'example.com/monitoring': 'true', 'olm.operatorframework.io/installed-for': 'someone-else' },
+      annotations: { 'example.com/owner': 'team-a' },
+    },
+  }),
+};
 const BASE = `base-${id}`;
 
 let kube: KubeContext;
@@ -57,10 +69,18 @@ beforeAll(async () => {
   catalogd = await startCatalogd(cp, { leaderElect: false, logLevel: process.env.OLMV1_TEST_LOG ?? 'silent' });
   const modes = { [SCOPED]: ['OwnNamespace', 'SingleNamespace'], [NEEDS]: ['AllNamespaces'], [BASE]: ['AllNamespaces'] };
   const images: Record<string, string> = {};
-  for (const [pkg, m] of Object.entries(modes))
-    images[pkg] = await pushBundle(bundleFiles({ pkg, version: '1.0.0', installModes: m }), `${registry}/install-options-${id}/${pkg}:v1.0.0`);
+  for (const [pkg, m] of Object.entries(modes)) {
+    const files = bundleFiles({ pkg, version: '1.0.0', installModes: m });
+    if (pkg === SCOPED) {
+      // The CSV's suggested-namespace template (HUBPERF item 2): its labels and annotations go on the namespace Install creates.
+      const csv = JSON.parse(files.get('manifests/csv.json') ?? '{}') as { metadata: { annotations: Record<string, string> } };
+      csv.metadata.annotations = { ...csv.metadata.annotations, ...TEMPLATE };
+      files.set('manifests/csv.json', JSON.stringify(csv));
+    }
+    images[pkg] = await pushBundle(files, `${registry}/install-options-${id}/${pkg}:v1.0.0`);
+  }
   const docs = [
-    ...packageDocs(SCOPED, images[SCOPED] ?? '', modes[SCOPED] ?? [], { 'operatorframework.io/suggested-namespace': SUGGESTED }),
+    ...packageDocs(SCOPED, images[SCOPED] ?? '', modes[SCOPED] ?? [], { 'operatorframework.io/suggested-namespace': SUGGESTED, ...TEMPLATE }),
     ...packageDocs(NEEDS, images[NEEDS] ?? '', modes[NEEDS] ?? [], {}, [
       { type: 'olm.package.required', value: { packageName: BASE, versionRange: '>=1.0.0' } },
     ]),
@@ -146,6 +166,7 @@ describe('olmv1 console: the install form as OperatorHub offers it', () => {
     let yaml = await preview.locator('.pf-v6-c-code-block__code').innerText();
     expect(yaml).toContain(`namespace: ${SUGGESTED}`);
     expect(yaml).toContain(`watchNamespace: ${SUGGESTED}`);
+    expect(yaml).toMatch(/example\.com\/monitoring: ["']true["']/);
     expect(await page.locator('[data-install-creates-namespace]').innerText()).toContain(`${SUGGESTED} does not exist: Install creates it`);
 
     // SingleNamespace needs a watch namespace: upstream's configuration schema says so, in its words.
@@ -171,6 +192,10 @@ describe('olmv1 console: the install form as OperatorHub offers it', () => {
     const ce = await kube.client.get({ ...CLUSTER_EXTENSION, name: SCOPED });
     expect(ce.spec).toMatchObject({ namespace: SUGGESTED, config: { configType: 'Inline', inline: { watchNamespace: `team-${id}` } } });
     expect(await absent(kube.client.get({ apiVersion: 'v1', kind: 'Namespace', name: SUGGESTED }))).toBe('there');
+    // Created with the template's label and annotation; install's own labels win over the template's.
+    const ns = await kube.client.get({ apiVersion: 'v1', kind: 'Namespace', name: SUGGESTED });
+    expect(ns.metadata.labels).toMatchObject({ 'example.com/monitoring': 'true', 'olm.operatorframework.io/installed-for': SCOPED });
+    expect(ns.metadata.annotations).toMatchObject({ 'example.com/owner': 'team-a' });
     // The refusal above is the one 422 answer.
     expect(errors.filter((e) => !/status of 422/.test(e))).toEqual([]);
     await close();

@@ -80,14 +80,23 @@ const KIND_ORDER = ['Namespace', 'ServiceAccount', 'ClusterRole', 'Role', 'Clust
 
 /**
  * Everything `install` writes, in write order, each labelled for `req.name`: the namespace
- * (only when `createNamespace`), the ServiceAccount and RBAC of `rbac` (what `olmv1 rbac`
- * prints for the bundle; none with `install --service-account`), then the ClusterExtension.
+ * (only when `createNamespace`, with the labels and annotations of the CSV's suggested-namespace
+ * template, `namespace`, under install's own labels), the ServiceAccount and RBAC of `rbac` (what
+ * `olmv1 rbac` prints for the bundle; none with `install --service-account`), then the ClusterExtension.
  */
-export function installObjects(req: ExtensionRequest, rbac: readonly KubeObject[], createNamespace: boolean): KubeObject[] {
+export function installObjects(
+  req: ExtensionRequest,
+  rbac: readonly KubeObject[],
+  createNamespace: boolean,
+  namespace: { labels: Record<string, string>; annotations: Record<string, string> } = { labels: {}, annotations: {} },
+): KubeObject[] {
   const labels = installLabels(req.name);
   const labelled = rbac.map((o) => ({ ...o, metadata: { ...o.metadata, labels: { ...o.metadata.labels, ...labels } } }));
+  const annotations = Object.keys(namespace.annotations).length === 0 ? {} : { annotations: { ...namespace.annotations } };
   const objects: KubeObject[] = [
-    ...(createNamespace ? [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: req.namespace, labels } }] : []),
+    ...(createNamespace
+      ? [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: req.namespace, labels: { ...namespace.labels, ...labels }, ...annotations } }]
+      : []),
     ...labelled,
     extensionManifest(req),
   ];

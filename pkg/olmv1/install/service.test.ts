@@ -10,6 +10,7 @@ import { ok } from '../../shared/errors/index.ts';
 import { resolve, type ResolveInput } from '../../operator-controller/resolve/index.ts';
 import type { InstallEvent, InstallPorts } from './ports.ts';
 import { CATALOG_DISPLAY_NAME_ANNOTATION, CATALOG_SOURCE_TYPE_ANNOTATION } from './catalog-badge.ts';
+import { SUGGESTED_NAMESPACE_TEMPLATE_ANNOTATION } from './namespace-template.ts';
 import { installExtension, type InstallRequest } from './service.ts';
 
 const CE = { kind: 'ClusterExtension', metadata: { name: 'demo' } };
@@ -105,6 +106,44 @@ describe('installExtension', () => {
     const late = await installExtension(ports(c, []), request({ timeoutMs: 3_000 }));
     expect(late.ok ? '' : late.error).toMatch(/^ClusterExtension demo is not installed after 3 s: waiting for operator-controller\n/);
     expect(c.live(CE)).toBeDefined();
+  });
+
+  it("creates the namespace with the labels and annotations of the CSV's suggested-namespace template naming it, install's labels over them", async () => {
+    const bundle = generatedBundle('demo', '1.0.0');
+    const template = {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: {
+        name: 'demo',
+        labels: { 'openshift.io/cluster-monitoring': 'true', 'olm.operatorframework.io/installed-for': 'other', 'bad key': 'x' },
+        annotations: { 'example.com/owner': 'team-a' },
+      },
+    };
+    const csv = {
+      ...bundle.csv,
+      metadata: { ...bundle.csv.metadata, annotations: { [SUGGESTED_NAMESPACE_TEMPLATE_ANNOTATION]: JSON.stringify(template) } },
+    };
+    const c = cluster();
+    const result = await installExtension({ ...ports(c, []), loadBundle: () => Promise.resolve({ ...bundle, csv }) }, request({ wait: false }));
+    if (!result.ok) throw new Error(result.error);
+    const ns = c.live({ kind: 'Namespace', metadata: { name: 'demo' } });
+    expect(ns?.metadata.labels).toEqual({
+      'openshift.io/cluster-monitoring': 'true',
+      'olm.operatorframework.io/installed-by': 'olmv1',
+      'olm.operatorframework.io/installed-for': 'demo',
+    });
+    expect(ns?.metadata.annotations).toEqual({ 'example.com/owner': 'team-a' });
+    expect(result.value.warnings.filter((w) => w.startsWith(SUGGESTED_NAMESPACE_TEMPLATE_ANNOTATION))).toEqual([
+      `${SUGGESTED_NAMESPACE_TEMPLATE_ANNOTATION}: label "olm.operatorframework.io/installed-for" not applied (a reserved prefix)`,
+      `${SUGGESTED_NAMESPACE_TEMPLATE_ANNOTATION}: label "bad key" not applied (not a qualified name)`,
+    ]);
+    // Another namespace than the template's gets nothing of it.
+    const other = cluster();
+    await installExtension(
+      { ...ports(other, []), loadBundle: () => Promise.resolve({ ...bundle, csv }) },
+      request({ wait: false, extension: { ...extensionRequest('demo'), namespace: 'elsewhere' } }),
+    );
+    expect(other.live({ kind: 'Namespace', metadata: { name: 'elsewhere' } })?.metadata.annotations).toBeUndefined();
   });
 
   it('refuses an install from a catalog marked Community until it is acknowledged; a dry run says so and writes nothing (decision 0148)', async () => {

@@ -15,6 +15,7 @@ import { render, type CertProviderName } from '../../operator-controller/render/
 import { metadataFor, resolve } from '../../operator-controller/resolve/index.ts';
 import { catalogBadge, communityRefusal } from './catalog-badge.ts';
 import { installDependencies, planDependencies } from './dependencies.ts';
+import { namespaceTemplateMetadata } from './namespace-template.ts';
 import { catalogSource, installObjects, type ExtensionRequest } from './objects.ts';
 import type { InstallPorts, InstallResult, PlannedDependency } from './ports.ts';
 import { installerRbac, installRenderOptions } from './rbac.ts';
@@ -159,7 +160,9 @@ async function install(ports: InstallPorts, r: InstallRequest, installing: Reado
   }
 
   const namespaceExists = await exists(ports, { apiVersion: 'v1', kind: 'Namespace', name: req.namespace });
-  const objects = installObjects(req, rbac.objects, !namespaceExists);
+  // A namespace created as the CSV's suggested-namespace template names it gets the template's labels and annotations.
+  const template = namespaceExists ? undefined : namespaceTemplateMetadata(loaded.csv.metadata?.annotations, req.namespace);
+  const objects = installObjects(req, rbac.objects, !namespaceExists, template);
   const result: InstallResult = {
     extension: req.name,
     packageName: req.packageName,
@@ -168,7 +171,7 @@ async function install(ports: InstallPorts, r: InstallRequest, installing: Reado
     bundle,
     objects,
     written: [],
-    warnings: rbac.warnings,
+    warnings: [...rbac.warnings, ...(template?.dropped ?? [])],
     escalations: rbac.escalations,
     dependencies,
     ...(planned === undefined ? {} : { plannedDependencies: planned }),
