@@ -28,7 +28,7 @@ const RESERVED = [/^(.+\.)?kubernetes\.io$/, /^(.+\.)?k8s\.io$/, /^(.+\.)?olm\.o
 const ALLOWED_RESERVED = new Set(['pod-security.kubernetes.io']);
 
 /** What the template gives the namespace `name`, and what of it was dropped (why, for the warnings). */
-export interface NamespaceTemplateMetadata {
+interface NamespaceTemplateMetadata {
   labels: Record<string, string>;
   annotations: Record<string, string>;
   dropped: string[];
