@@ -10,9 +10,10 @@ import { renderInstallScript } from './install-script.ts';
 const exec = promisify(execFile);
 const sha = 'c'.repeat(64);
 const imageRef = `registry.example.com/olmv1/olmv1@sha256:${'d'.repeat(64)}`;
+const crdCheck = { crds: [], lines: [] };
 
 describe('renderInstallScript', () => {
-  const script = renderInstallScript({ version: 'v1.2.3', manifestName: 'olmv1.yaml', manifestSha256: sha, imageRef });
+  const script = renderInstallScript({ version: 'v1.2.3', manifestName: 'olmv1.yaml', manifestSha256: sha, imageRef, crdCheck });
 
   it('checks the manifest SHA-256 and cert-manager before it applies anything', () => {
     const check = script.indexOf(`manifest_sha256='${sha}'`);
@@ -34,11 +35,15 @@ describe('renderInstallScript', () => {
   });
 
   it('refuses values that would leave their shell quotes, and an image not pinned by digest', () => {
-    expect(() => renderInstallScript({ version: "v1'; rm -rf /", manifestName: 'olmv1.yaml', manifestSha256: sha, imageRef })).toThrow(/version/);
-    expect(() => renderInstallScript({ version: 'v1.2.3', manifestName: 'olmv1.yaml', manifestSha256: 'nope', imageRef })).toThrow(/SHA-256/);
-    expect(() => renderInstallScript({ version: 'v1.2.3', manifestName: 'olmv1.yaml', manifestSha256: sha, imageRef: 'r.example/o:v1' })).toThrow(
-      /digest/,
+    expect(() => renderInstallScript({ version: "v1'; rm -rf /", manifestName: 'olmv1.yaml', manifestSha256: sha, imageRef, crdCheck })).toThrow(
+      /version/,
     );
+    expect(() => renderInstallScript({ version: 'v1.2.3', manifestName: 'olmv1.yaml', manifestSha256: 'nope', imageRef, crdCheck })).toThrow(
+      /SHA-256/,
+    );
+    expect(() =>
+      renderInstallScript({ version: 'v1.2.3', manifestName: 'olmv1.yaml', manifestSha256: sha, imageRef: 'r.example/o:v1', crdCheck }),
+    ).toThrow(/digest/);
   });
 });
 
@@ -52,9 +57,13 @@ describe('install.sh with OLMV1_VERIFY_KEY', () => {
     const manifest = 'kind: Namespace\n';
     await writeFile(join(dir, 'olmv1.yaml'), manifest);
     const manifestSha256 = createHash('sha256').update(manifest).digest('hex');
-    await writeFile(join(dir, 'install.sh'), renderInstallScript({ version: 'v1.2.3', manifestName: 'olmv1.yaml', manifestSha256, imageRef }), {
-      mode: 0o755,
-    });
+    await writeFile(
+      join(dir, 'install.sh'),
+      renderInstallScript({ version: 'v1.2.3', manifestName: 'olmv1.yaml', manifestSha256, imageRef, crdCheck }),
+      {
+        mode: 0o755,
+      },
+    );
     await writeFile(join(dir, 'cosign.pub'), 'a public key\n');
     for (const tool of ['kubectl', 'cosign'])
       await writeFile(join(dir, tool), `#!/bin/sh\necho "${tool} $*" >>"$CALLS"\n[ "${tool}" != cosign ] || exit "$COSIGN_EXIT"\n`, { mode: 0o755 });

@@ -7,8 +7,13 @@
  * missing or wrong, nothing is applied. With `OLMV1_INSECURE_REGISTRIES`, registries both
  * components reach over plain HTTP are written, before the manifest is applied, as a
  * registries.conf drop-in into the ConfigMap the manifest's Deployments mount (manifest.ts).
+ * Before anything is applied, the project's CRDs on the cluster are checked against the
+ * release's (crd-check.ts, decision 0154): a release that would not serve a stored or served
+ * version, or would prune a field, is refused with a message (OLMV1_ALLOW_CRD_CHANGE=true
+ * overrides; OLMV1_CHECK_CRDS_ONLY=true checks and stops).
  */
 import { DEPLOYMENTS, SYSTEM_NAMESPACE } from '../in-cluster/index.ts';
+import { CRD_FACTS_TEMPLATE } from './crd-check.ts';
 import { REGISTRIES_CONF_CONFIGMAP } from './manifest.ts';
 
 /** The key install.sh writes into REGISTRIES_CONF_CONFIGMAP for OLMV1_INSECURE_REGISTRIES. */
@@ -23,6 +28,8 @@ interface InstallScriptInput {
   manifestSha256: string;
   /** The project image the manifest pins (`HOST/REPO@sha256:<hex>`), whose signature OLMV1_VERIFY_KEY checks. */
   imageRef: string;
+  /** The project's CRDs in the manifest and what they provide (crd-check.ts, manifestCrdProvisions). */
+  crdCheck: { crds: string[]; lines: string[] };
 }
 
 /** Only characters a single-quoted shell word holds safely, so that no value escapes its quotes. */
@@ -38,6 +45,9 @@ export function renderInstallScript(input: InstallScriptInput): string {
   if (!/^[0-9a-f]{64}$/.test(input.manifestSha256)) throw new Error(`not a SHA-256: ${input.manifestSha256}`);
   const image = shellSafe('image', input.imageRef);
   if (!/@sha256:[0-9a-f]{64}$/.test(image)) throw new Error(`not a digest reference: ${image}`);
+  const crdNames = input.crdCheck.crds.map((c) => shellSafe('CRD name', c)).join(' ');
+  for (const line of input.crdCheck.lines)
+    if (!/^[A-Za-z0-9._[\] -]+$/.test(line)) throw new Error(`CRD line ${JSON.stringify(line)} holds characters the install script does not take`);
   return `#!/usr/bin/env bash
 # Installs olmv1 ${version} from its release manifest (${manifest}, beside this script, or
 # OLMV1_MANIFEST). Needs kubectl and a cluster with cert-manager running.
@@ -53,6 +63,9 @@ export function renderInstallScript(input: InstallScriptInput): string {
 #   OLMV1_CATALOG_IMAGE=ref         add a ClusterCatalog from this catalog image
 #   OLMV1_CATALOG_NAME=name         its name (default: operatorhubio)
 #   OLMV1_TIMEOUT=duration          how long each wait may take (default: 300s)
+#   OLMV1_CHECK_CRDS_ONLY=true      only check that this release's CRDs keep what the cluster's
+#                                   hold (stored and served versions, fields), then stop
+#   OLMV1_ALLOW_CRD_CHANGE=true     apply even when that check refuses (what it names may be lost)
 set -euo pipefail
 IFS=$'\\n\\t'
 
@@ -104,6 +117,65 @@ if [[ -n "\${verify_key}" ]]; then
     cosign verify --key "\${verify_key}" --insecure-ignore-tlog=true \${plain_http[@]+"\${plain_http[@]}"} "\${image}" >/dev/null ||
         fail "\${image} has no signature that verifies with \${verify_key}: nothing was applied"
     echo "The signature of \${image} verifies with \${verify_key}"
+fi
+
+# The project's CRDs on the cluster, checked against this release's (docs/release.md, "Going back
+# down"): every version they store or serve must be served, and every field of a served version's
+# schema kept, or the apply is refused. The cluster's side is read with kubectl's go-template.
+crd_provides='${input.crdCheck.lines.join('\n')}'
+crd_facts_template='${CRD_FACTS_TEMPLATE}'
+crd_requirements() {
+    local crd facts line what version served name cur stack
+    for crd in ${crdNames}; do
+        facts=$(kubectl get crd "\${crd}" --ignore-not-found -o go-template="\${crd_facts_template}") ||
+            fail "cannot read CRD \${crd} from the cluster: nothing was applied"
+        version='' served=false cur='' stack=()
+        while IFS= read -r line; do
+            case "\${line}" in
+            'version '*)
+                IFS=' ' read -r what version served <<<"\${line}"
+                cur='' stack=()
+                [[ "\${served}" != true ]] || echo "served \${crd} \${version}"
+                ;;
+            'stored '*) echo "stored \${crd} \${line#stored }" ;;
+            '+'*)
+                name=\${line#+}
+                stack+=("\${cur}")
+                cur=\${cur:+\${cur}.}\${name}
+                [[ "\${served}" != true ]] || echo "field \${crd} \${version} \${cur}"
+                ;;
+            '-')
+                cur=\${stack[\${#stack[@]}-1]}
+                unset 'stack[\${#stack[@]}-1]'
+                ;;
+            esac
+        done <<<"\${facts}"
+    done
+}
+crd_required=$(crd_requirements) || exit 1
+crd_missing=$(LC_ALL=C comm -23 <(printf '%s\\n' "\${crd_required}" | LC_ALL=C sort -u) <(printf '%s\\n' "\${crd_provides}" | LC_ALL=C sort -u) | sed '/^$/d')
+if [[ -n "\${crd_missing}" ]]; then
+    refusal="olmv1 \${release_version} would not keep what the cluster's CRDs hold; nothing was applied:"
+    # A version this release does not serve at all is one reason, not one per field of it.
+    unserved=' '
+    while IFS=' ' read -r what crd version rest; do
+        [[ "\${what}" != served ]] || unserved+="\${crd}/\${version} "
+    done <<<"\${crd_missing}"
+    while IFS=' ' read -r what crd version rest; do
+        [[ "\${what}" != field || "\${unserved}" != *" \${crd}/\${version} "* ]] || continue
+        case "\${what}" in
+        stored) refusal+=$'\\n'"  \${crd}: objects are stored at \${version} (status.storedVersions), which olmv1 \${release_version} does not serve" ;;
+        served) refusal+=$'\\n'"  \${crd}: \${version} is served now, and olmv1 \${release_version} would stop serving it" ;;
+        *) refusal+=$'\\n'"  \${crd} \${version}: field \${rest} is not in olmv1 \${release_version}'s schema (its values would be pruned)" ;;
+        esac
+    done <<<"\${crd_missing}"
+    refusal+=$'\\n'"Apply a release whose CRDs keep these (the one installed, or a newer one). To go back to olmv1 \${release_version}, first migrate the objects to a version it serves and clear the fields it lacks (docs/release.md, \\"Going back down\\"); OLMV1_ALLOW_CRD_CHANGE=true applies it anyway."
+    [[ "\${OLMV1_ALLOW_CRD_CHANGE:-}" == true ]] || fail "\${refusal}"
+    echo "install.sh: OLMV1_ALLOW_CRD_CHANGE=true: applying anyway what this check refused:"$'\\n'"\${refusal}" >&2
+fi
+if [[ "\${OLMV1_CHECK_CRDS_ONLY:-}" == true ]]; then
+    echo "The CRDs of olmv1 \${release_version} keep what the cluster's CRDs hold"
+    exit 0
 fi
 
 # cert-manager issues both components' serving certificates and injects the webhook's CA.

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { renderChecksums, type ReleaseFile } from './checksums.ts';
+import { manifestCrdProvisions } from './crd-check.ts';
 import { renderInstallScript } from './install-script.ts';
 import { renderReleaseManifest } from './manifest.ts';
 import { renderSbom, type DebianPackage } from './sbom.ts';
@@ -83,6 +84,7 @@ export async function makeRelease(input: ReleaseInput, tools: ReleaseTools): Pro
       manifestName: RELEASE_FILES.manifest,
       manifestSha256: createHash('sha256').update(manifest).digest('hex'),
       imageRef,
+      crdCheck: manifestCrdProvisions(manifest),
     }),
   };
   const sbom: ReleaseFile = {
