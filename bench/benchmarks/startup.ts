@@ -16,8 +16,9 @@
  *   listens: a ping, no informer sync);
  * and the floor under them: `node -e ''` with the same flags, node loading only the libraries
  * the components import (pino, prom-client, zod, js-yaml), and node loading each component's
- * modules with its compile cache and exiting: those it loads before it serves or is ready, and
- * all of them.
+ * modules with its caches and exiting, as it runs them (its bundle with the code cache the
+ * component wrote, or tsc's modules unbundled): those it loads before it serves or is ready,
+ * and all of them.
  * Each component keeps one cache directory across the rounds (holding Node's compile cache,
  * decision 0097, and the code cache of its bundle, decision 0147: the components run bundled as
  * in the image, bench/lib/runtime.ts), without either before the first round: the first round is a pod's
@@ -27,9 +28,12 @@
  * Targets (issue 30): catalogd restart -> serving <= 150 ms; operator-controller -> ready
  * <= 250 ms.
  */
+import { existsSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { loadCatalogdModules } from '../../cmd/catalogd/start.ts';
+import type { loadOperatorControllerModules } from '../../cmd/operator-controller/start.ts';
 import { CATALOGD_ENVIRONMENT, CATALOGD_NODE_FLAGS } from '../../cmd/shared/node-flags.ts';
 import { OPERATOR_CONTROLLER_ENVIRONMENT, OPERATOR_CONTROLLER_NODE_FLAGS } from '../../cmd/operator-controller/node-flags.ts';
 import { createCertificateAuthority, freePorts, issueCertificate } from '../../test/envtest/index.ts';
@@ -45,6 +49,12 @@ import { prepareUpstreamOperatorController, upstreamOperatorControllerBinary } f
 const ROUNDS = Number(process.env['OLMV1_BENCH_STARTUP_ROUNDS'] ?? 8);
 const LIBRARIES = ['pino', 'prom-client', 'zod', 'js-yaml'];
 const CATALOG = 'startup';
+/** The bundle's export that loads a component's modules without running them (cmd/<name>/start.ts). */
+type ModuleLoader = (typeof loadCatalogdModules | typeof loadOperatorControllerModules)['name'];
+const MODULE_LOADERS: Readonly<Record<'catalogd' | 'operator-controller', ModuleLoader>> = {
+  catalogd: 'loadCatalogdModules',
+  'operator-controller': 'loadOperatorControllerModules',
+};
 /** What each component loads before it serves (catalogd) or is ready (operator-controller); control.ts is the rest. */
 const CATALOGD_SERVING = ['cmd/shared/main.ts', 'cmd/catalogd/options.ts', 'cmd/catalogd/run.ts'];
 const OPERATOR_CONTROLLER_READY = ['cmd/shared/main.ts', 'cmd/operator-controller/options.ts', 'cmd/operator-controller/run.ts'];
@@ -144,14 +154,26 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     const tinyCatalog = join(ctx.workDir, 'tiny-catalog');
     await mkdir(join(tinyCatalog, 'tiny'), { recursive: true });
     await writeFile(join(tinyCatalog, 'tiny', 'catalog.json'), TINY_CATALOG);
-    // `node -e` importing a component's modules with its compile cache (in the cache directory it runs with), then exiting.
-    const loading = (cacheDir: string, files: readonly string[]): string[] => [
-      '--input-type=module',
-      '-e',
-      `import { enableCompileCache } from 'node:module';
+    // `node -e` loading a component's modules with its compile cache (in the cache directory it
+    // runs with), then exiting. Bundled (as the image and these runs start them, decision 0147):
+    // its bundle through the bundle loader with the code cache the component wrote, and the
+    // modules loaded from the bundle (the code cache is only read); else tsc's modules.
+    const loading = (cacheDir: string, component: 'catalogd' | 'operator-controller', files: readonly string[]): string[] => {
+      const all = files.some((f) => f.endsWith('/control.ts'));
+      const bundle = ctx.runtime.entry(`cmd/${component}/start.cjs`);
+      const load = existsSync(bundle)
+        ? `const { codeCacheFile, loadBundle } = await import(${JSON.stringify(pathToFileURL(ctx.runtime.entry('cmd/shared/bundle-loader.ts')).href)});
+const { exports } = loadBundle(${JSON.stringify(bundle)}, codeCacheFile(${JSON.stringify(cacheDir)}, ${JSON.stringify(bundle)}));
+await exports[${JSON.stringify(MODULE_LOADERS[component])}](${all});`
+        : `await Promise.all(${JSON.stringify(files.map((f) => pathToFileURL(ctx.runtime.entry(f)).href))}.map((u) => import(u)));`;
+      return [
+        '--input-type=module',
+        '-e',
+        `import { enableCompileCache } from 'node:module';
 enableCompileCache(${JSON.stringify(join(cacheDir, 'compile-cache'))});
-await Promise.all(${JSON.stringify(files.map((f) => pathToFileURL(ctx.runtime.entry(f)).href))}.map((u) => import(u)));`,
-    ];
+${load}`,
+      ];
+    };
     const libs = LIBRARIES.map((l) => import.meta.resolve(l));
     const times: Record<Row, number[]> = {
       node: [],
@@ -192,8 +214,8 @@ await Promise.all(${JSON.stringify(files.map((f) => pathToFileURL(ctx.runtime.en
       times.libraries.push(
         await timeToExit(['--input-type=module', '-e', `await Promise.all(${JSON.stringify(libs)}.map((u) => import(u)));`], flags),
       );
-      times.catalogdServingModules.push(await timeToExit(loading(stored, CATALOGD_SERVING), flags));
-      times.catalogdModules.push(await timeToExit(loading(stored, [...CATALOGD_SERVING, 'cmd/catalogd/control.ts']), flags));
+      times.catalogdServingModules.push(await timeToExit(loading(stored, 'catalogd', CATALOGD_SERVING), flags));
+      times.catalogdModules.push(await timeToExit(loading(stored, 'catalogd', [...CATALOGD_SERVING, 'cmd/catalogd/control.ts']), flags));
 
       const restart = await catalogd(stored);
       try {
@@ -222,9 +244,9 @@ await Promise.all(${JSON.stringify(files.map((f) => pathToFileURL(ctx.runtime.en
         await fresh.p.stop();
       }
 
-      times.operatorControllerReadyModules.push(await timeToExit(loading(ocCache, OPERATOR_CONTROLLER_READY), ocFlags));
+      times.operatorControllerReadyModules.push(await timeToExit(loading(ocCache, 'operator-controller', OPERATOR_CONTROLLER_READY), ocFlags));
       times.operatorControllerModules.push(
-        await timeToExit(loading(ocCache, [...OPERATOR_CONTROLLER_READY, 'cmd/operator-controller/control.ts']), ocFlags),
+        await timeToExit(loading(ocCache, 'operator-controller', [...OPERATOR_CONTROLLER_READY, 'cmd/operator-controller/control.ts']), ocFlags),
       );
       const [healthPort = 0, metricsPort = 0] = await freePorts(2);
       const oc = startNode(

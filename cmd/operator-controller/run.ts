@@ -34,7 +34,6 @@ export async function runOperatorController(
   leadershipLost: () => void = () => undefined,
 ): Promise<'stopped' | 'lost-leadership'> {
   const registry = new Registry();
-  collectDefaultMetrics(registry, { eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
   // Credentials and registry certificates are read first: when they are unusable the start
   // fails, with the same message, before anything listens.
   const credentials = componentKubeConfig(o);
@@ -55,25 +54,30 @@ export async function runOperatorController(
   const ready = firstPass(informersSynced(informers));
   health.addReadinessCheck('informers', ready.check);
 
-  // The informers stop with the process, or when the rest fails to start (which ends it). They
-  // list while the probe port's worker thread starts (decision 0136).
+  // The informers stop with the process, or when the rest fails to start (which ends it). Their
+  // first requests go out before the rest of the set-up (default metrics, probe and metrics
+  // servers), which runs while kube-apiserver answers (decision 0153).
   const informing = new AbortController();
   const stopInforming = (): void => informing.abort(signal.reason);
   signal.addEventListener('abort', stopInforming, { once: true });
   for (const i of informers) void i.run(informing.signal);
+  collectDefaultMetrics(registry, { eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
   let outcome: 'stopped' | 'lost-leadership' = 'stopped';
   let metrics: { stop: () => Promise<void> } | undefined;
   try {
-    await health.start();
+    // The probe port's worker thread starts once the informers synced: its start (a second Node
+    // environment) does not take the CPU their lists and /readyz wait for (decision 0153).
+    const syncing = Promise.all(informers.map((i) => i.waitForSync(signal))).then(
+      () => true,
+      () => false,
+    );
+    await health.start({ workerAfter: syncing });
     log.info({ address: o.healthProbe, metrics: o.insecureMetrics }, 'health server listening');
     metrics = await startMetricsServing(o, { client: kube.client, registry, log });
     // The rest loads once the informers synced (ready): its modules evaluate on this thread
     // (zod's the most), which would hold back the lists' answers and /readyz; and nothing of it
     // acts before: the reconciler waits for both informers' sync (control.ts).
-    const synced = await Promise.all(informers.map((i) => i.waitForSync(signal))).then(
-      () => true,
-      () => false,
-    );
+    const synced = await syncing;
     if (synced) {
       // A probe that came as the informers synced is answered before the rest loads.
       await waitAtMost(ready.passed, FIRST_PROBE_WAIT_MS, signal);

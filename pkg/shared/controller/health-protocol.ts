@@ -14,6 +14,8 @@ export interface HealthWorkerData {
   stallLimitMs: number;
   /** A forwarded request the main thread has not answered in this long is answered 500 (ms). */
   forwardTimeoutMs: number;
+  /** Listen with SO_REUSEPORT: the main thread holds the same port until the worker listens. */
+  reusePort: boolean;
 }
 
 /** Worker → main thread. */

@@ -128,6 +128,7 @@ describe('HealthServer', () => {
   it('answers /healthz from its own thread while the main thread is busy', async () => {
     server = new HealthServer({ port: 0, host: '127.0.0.1', log });
     await server.start();
+    await server.workerListening;
     const { probe, blockEnd } = await probeWhileBlocked('/healthz', 3_000);
     expect(probe).toMatchObject({ status: 200, body: 'ok' });
     // Answered at once, while the main thread was still blocked.
@@ -138,6 +139,7 @@ describe('HealthServer', () => {
   it('fails /healthz once the main thread has not beaten for the stall limit, and recovers', async () => {
     server = new HealthServer({ port: 0, host: '127.0.0.1', log, stallLimitMs: 1_000 });
     await server.start();
+    await server.workerListening;
     expect(await get('/healthz?verbose')).toMatchObject({ status: 200, body: '[+]ping ok\n[+]event-loop ok\nhealthz check passed\n' });
     const { probe, blockEnd } = await probeWhileBlocked('/healthz', 2_500, 500);
     expect(probe.status).toBe(500);
@@ -152,6 +154,7 @@ describe('HealthServer', () => {
     server = new HealthServer({ port: 0, host: '127.0.0.1', registry: new Registry(), log, forwardTimeoutMs: 300 });
     server.addReadinessCheck('informers', () => true);
     await server.start();
+    await server.workerListening;
     expect(await get('/readyz?verbose')).toMatchObject({ status: 200, body: '[+]ping ok\n[+]informers ok\nreadyz check passed\n' });
     const ready = await probeWhileBlocked('/readyz', 2_000);
     expect(ready.probe).toEqual(
@@ -191,6 +194,40 @@ describe('HealthServer', () => {
     await server.start();
     const second = new HealthServer({ port: server.port, host: '127.0.0.1', registry: new Registry(), log });
     await expect(second.start()).rejects.toThrow(/EADDRINUSE/);
+    // Also once the port is the worker's alone (bound with SO_REUSEPORT).
+    await server.workerListening;
+    await expect(second.start()).rejects.toThrow(/EADDRINUSE/);
+  });
+
+  it('starts its worker only once workerAfter settles, answering on this thread until then', async () => {
+    server = new HealthServer({ port: 0, host: '127.0.0.1', log });
+    const gate = Promise.withResolvers<void>();
+    await server.start({ workerAfter: gate.promise });
+    const workerUp = vi.fn();
+    void server.workerListening.then(workerUp);
+    for (let i = 0; i < 3; i++) expect(await get('/healthz')).toMatchObject({ status: 200, body: 'ok' });
+    expect(workerUp).not.toHaveBeenCalled();
+    gate.resolve();
+    await expect.poll(() => workerUp.mock.calls.length).toBe(1);
+    expect(await get('/healthz')).toMatchObject({ status: 200, body: 'ok' });
+  });
+
+  it('answers on this thread as soon as it starts, before its worker listens, then from the worker', async () => {
+    server = new HealthServer({ port: 0, host: '127.0.0.1', log });
+    server.addReadinessCheck('informers', () => true);
+    await server.start();
+    const workerUp = vi.fn();
+    void server.workerListening.then(workerUp);
+    // start() did not wait for the worker: no message from it can have come in this turn.
+    await Promise.resolve();
+    expect(workerUp).not.toHaveBeenCalled();
+    expect(await get('/readyz?verbose')).toMatchObject({ status: 200, body: '[+]ping ok\n[+]informers ok\nreadyz check passed\n' });
+    expect(await get('/healthz')).toMatchObject({ status: 200, body: 'ok' });
+    await expect.poll(() => workerUp.mock.calls.length).toBe(1);
+    // The worker holds the port alone now: it answers while this thread is blocked.
+    const { probe, blockEnd } = await probeWhileBlocked('/healthz', 1_500);
+    expect(probe).toMatchObject({ status: 200, body: 'ok' });
+    expect(probe.answeredAt < blockEnd).toBe(true);
   });
 });
 

@@ -8,12 +8,21 @@
  * busy with a long slice of work does not look dead: `/healthz` is answered there and fails only
  * when this thread's heartbeat (a timestamp it stores every second) is older than the stall
  * limit. `/readyz` and `/metrics` are forwarded here and fail when not answered in time.
+ *
+ * On Linux the port is first served by this thread, with SO_REUSEPORT, while the worker (a
+ * second Node environment, 40-70 ms of start) boots, and closed here once the worker listens on
+ * it too: `start()` resolves when the port answers, and readiness is not held back by the
+ * worker's start (decision 0153). Elsewhere `start()` waits for the worker.
  */
+import type * as NodeHttp from 'node:http';
+import type * as NodeHttps from 'node:https';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Answer, FromWorker, HealthWorkerData } from './health-protocol.ts';
-import { type CheckOutcome, probeAnswer } from './health-report.ts';
+import { probeListener } from './health-answer.ts';
+import { type CheckOutcome, probeAnswer, seconds } from './health-report.ts';
+import { boundPort, close, listen } from './listening.ts';
 import { errorMessage } from '../errors/index.ts';
 
 // Same extension as this module: `.ts` when run from source, `.js` in the built image.
@@ -23,6 +32,8 @@ const WORKER = new URL(`./health-worker${import.meta.url.slice(import.meta.url.l
 const STALL_LIMIT_MS = 60_000;
 /** A forwarded `/readyz` or `/metrics` not answered by the main thread in this long is answered 500 (ms). */
 const FORWARD_TIMEOUT_MS = 5_000;
+/** Where this thread serves the port first: the longest the worker's start waits for `workerAfter` (ms). */
+const WORKER_AT_THE_LATEST_MS = 2_000;
 /** How often the main thread beats (ms), at most. */
 const HEARTBEAT_MS = 1_000;
 
@@ -62,6 +73,9 @@ export class HealthServer {
   readonly #ready = new Map<string, HealthCheck>();
   readonly #heartbeat = new BigInt64Array(new SharedArrayBuffer(8));
   #worker: Worker | undefined;
+  /** The port served by this thread until the worker listens (Linux). */
+  #early: NodeHttp.Server | undefined;
+  #workerListening: Promise<void> = Promise.resolve();
   #port: number | undefined;
   #beating: ReturnType<typeof setInterval> | undefined;
 
@@ -81,52 +95,132 @@ export class HealthServer {
     return this.#port;
   }
 
-  /** Starts listening; rejects when the port cannot be bound. */
-  async start(): Promise<void> {
-    if (this.#worker !== undefined) throw new Error('the health server is already started');
+  /** Resolves once the worker serves the port (at once where this thread never served it). */
+  get workerListening(): Promise<void> {
+    return this.#workerListening;
+  }
+
+  /**
+   * Starts listening; rejects when the port cannot be bound. Where this thread serves the port
+   * first (Linux), the worker starts once `workerAfter` settles (operator-controller: its
+   * informers' sync), at the latest `WORKER_AT_THE_LATEST_MS` after this call, so that its start
+   * does not take CPU from what readiness waits for; elsewhere at once.
+   */
+  async start(options: { workerAfter?: Promise<unknown> } = {}): Promise<void> {
+    if (this.#worker !== undefined || this.#early !== undefined) throw new Error('the health server is already started');
     const stallLimitMs = this.#o.stallLimitMs ?? STALL_LIMIT_MS;
     const tls = this.#o.tls;
+    const host = this.#o.host ?? '0.0.0.0';
+    this.#beat();
+    const early = process.platform === 'linux' ? await this.#listenHere(host, stallLimitMs) : undefined;
     const data: HealthWorkerData = {
-      port: this.#o.port,
-      host: this.#o.host ?? '0.0.0.0',
+      port: early?.port ?? this.#o.port,
+      host,
       tls: tls === undefined ? undefined : { cert: tls.cert.toString(), key: tls.key.toString() },
       metrics: this.#o.registry !== undefined,
       heartbeat: this.#heartbeat.buffer as SharedArrayBuffer,
       stallLimitMs,
       forwardTimeoutMs: this.#o.forwardTimeoutMs ?? FORWARD_TIMEOUT_MS,
+      reusePort: early !== undefined,
     };
-    this.#beat();
-    // A small heap: the worker holds a server and, for a moment, a forwarded answer.
+    this.#beating = setInterval(() => this.#beat(), Math.min(HEARTBEAT_MS, stallLimitMs / 4));
+    this.#beating.unref();
+    if (early === undefined) {
+      const worker = this.#startWorker(data);
+      try {
+        this.#port = await listening(worker);
+      } catch (err) {
+        this.#worker = undefined;
+        clearInterval(this.#beating);
+        await worker.terminate();
+        throw err;
+      }
+      return;
+    }
+    this.#port = early.port;
+    let latest: ReturnType<typeof setTimeout> | undefined;
+    const due = Promise.race([
+      (options.workerAfter ?? Promise.resolve()).catch(() => undefined),
+      new Promise<void>((resolve) => {
+        latest = setTimeout(resolve, WORKER_AT_THE_LATEST_MS);
+        latest.unref();
+      }),
+    ]);
+    // This thread goes on serving the port when the worker cannot (logged): the probes still answer.
+    this.#workerListening = due.then(async () => {
+      clearTimeout(latest);
+      if (this.#early === undefined) return; // stopped meanwhile
+      const worker = this.#startWorker(data);
+      try {
+        await listening(worker);
+      } catch (err) {
+        if (this.#early === undefined) return; // stopped while it started
+        this.#o.log.error({ err }, 'health server worker failed');
+        this.#worker = undefined;
+        await worker.terminate();
+        return;
+      }
+      await this.#closeEarly();
+    });
+  }
+
+  // A small heap: the worker holds a server and, for a moment, a forwarded answer.
+  #startWorker(data: HealthWorkerData): Worker {
     const worker = new Worker(WORKER, {
       name: 'health-server',
       workerData: data,
       resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 4 },
     });
     this.#worker = worker;
-    try {
-      this.#port = await listening(worker);
-    } catch (err) {
-      this.#worker = undefined;
-      await worker.terminate();
-      throw err;
-    }
     worker.on('message', (msg: FromWorker) => this.#received(worker, msg));
     worker.on('error', (err) => this.#o.log.error({ err }, 'health server worker failed'));
     worker.on('exit', (code) => {
       if (this.#worker === worker) this.#o.log.error({ code }, 'health server worker exited');
     });
-    this.#beating = setInterval(() => this.#beat(), Math.min(HEARTBEAT_MS, stallLimitMs / 4));
-    this.#beating.unref();
+    return worker;
   }
 
   /** Stops listening: ends the worker, which closes the port and its connections. */
   async stop(): Promise<void> {
     const worker = this.#worker;
-    if (worker === undefined) return;
+    if (worker === undefined && this.#early === undefined) return;
     this.#worker = undefined;
     this.#port = undefined;
     clearInterval(this.#beating);
-    await worker.terminate();
+    await Promise.all([worker?.terminate(), this.#closeEarly()]);
+  }
+
+  // Serves the port on this thread with SO_REUSEPORT, which the worker binds too; rejects with Node's listen error.
+  async #listenHere(host: string, stallLimitMs: number): Promise<{ port: number }> {
+    const handle = probeListener({
+      eventLoop: () => {
+        const ageMs = Number(process.hrtime.bigint() - Atomics.load(this.#heartbeat, 0)) / 1e6;
+        return ageMs <= stallLimitMs ? true : `no heartbeat from the event loop for ${seconds(ageMs)} (limit ${seconds(stallLimitMs, 3)})`;
+      },
+      metrics: this.#o.registry !== undefined,
+      answer: (path, verbose) => this.#answer(path, verbose),
+      failed: (message, url) => this.#o.log.error({ err: message, url }, 'health endpoint failed'),
+    });
+    const tls = this.#o.tls;
+    const server =
+      tls === undefined
+        ? (process.getBuiltinModule('node:http') as typeof NodeHttp).createServer(handle)
+        : (process.getBuiltinModule('node:https') as typeof NodeHttps).createServer({ cert: tls.cert, key: tls.key }, handle);
+    // SO_REUSEPORT would let another server of this user share a port in use: bound alone first,
+    // a port that is taken still fails with EADDRINUSE (a port 0 is chosen then).
+    const alone = (process.getBuiltinModule('node:http') as typeof NodeHttp).createServer();
+    await listen(alone, this.#o.port, host);
+    const port = boundPort(alone, 'health server');
+    await close(alone);
+    await listen(server, port, host, { reusePort: true });
+    this.#early = server;
+    return { port };
+  }
+
+  async #closeEarly(): Promise<void> {
+    const server = this.#early;
+    this.#early = undefined;
+    if (server !== undefined) await close(server);
   }
 
   #beat(): void {

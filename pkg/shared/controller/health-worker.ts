@@ -11,7 +11,8 @@ import type { MessagePort } from 'node:worker_threads';
 import { parentPort, workerData } from 'node:worker_threads';
 import { errorMessage, isErrno } from '../errors/index.ts';
 import type { Answer, FromWorker, HealthWorkerData } from './health-protocol.ts';
-import { type ProbeAnswer, probeAnswer, reportLine, seconds } from './health-report.ts';
+import { probeListener } from './health-answer.ts';
+import { type ProbeAnswer, reportLine, seconds } from './health-report.ts';
 import { listen } from './listening.ts';
 
 const TEXT = 'text/plain; charset=utf-8';
@@ -45,42 +46,12 @@ function serve(port: MessagePort, data: HealthWorkerData): void {
       post({ kind: 'forward', id, path, verbose });
     });
 
-  const answer = async (req: NodeHttp.IncomingMessage): Promise<ProbeAnswer & { contentType: string; allow?: string }> => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return { status: 405, contentType: TEXT, body: 'method not allowed\n', allow: 'GET, HEAD' };
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const verbose = url.searchParams.has('verbose');
-    if (url.pathname === '/healthz') {
-      return {
-        ...probeAnswer(
-          'healthz',
-          [
-            ['ping', true],
-            ['event-loop', eventLoop()],
-          ],
-          verbose,
-        ),
-        contentType: TEXT,
-      };
-    }
-    if (url.pathname === '/readyz' || (url.pathname === '/metrics' && data.metrics)) return forward(url.pathname, verbose);
-    return { status: 404, contentType: TEXT, body: 'not found\n' };
-  };
-
-  const handle = (req: NodeHttp.IncomingMessage, res: NodeHttp.ServerResponse): void => {
-    answer(req).then(
-      (a) => {
-        const headers: Record<string, string> = { 'Content-Type': a.contentType, 'X-Content-Type-Options': 'nosniff' };
-        if (a.allow !== undefined) headers['Allow'] = a.allow;
-        res.writeHead(a.status, headers);
-        res.end(a.body);
-      },
-      (err: unknown) => {
-        post({ kind: 'failed', message: errorMessage(err), url: req.url });
-        if (!res.headersSent) res.writeHead(500, { 'Content-Type': TEXT });
-        res.end('internal error\n');
-      },
-    );
-  };
+  const handle = probeListener({
+    eventLoop,
+    metrics: data.metrics,
+    answer: forward,
+    failed: (message, url) => post({ kind: 'failed', message, url }),
+  });
 
   port.on('message', (msg: Answer) => pending.get(msg.id)?.(msg));
 
@@ -88,7 +59,7 @@ function serve(port: MessagePort, data: HealthWorkerData): void {
     data.tls === undefined
       ? (process.getBuiltinModule('node:http') as typeof NodeHttp).createServer(handle)
       : (process.getBuiltinModule('node:https') as typeof NodeHttps).createServer({ cert: data.tls.cert, key: data.tls.key }, handle);
-  listen(server, data.port, data.host).then(
+  listen(server, data.port, data.host, { reusePort: data.reusePort }).then(
     () => {
       const address = server.address();
       post({ kind: 'listening', port: typeof address === 'object' && address !== null ? address.port : data.port });

@@ -22,11 +22,11 @@ export function guardedListener(
   };
 }
 
-/** Listens on `host:port`; rejects when it cannot bind. */
-export function listen(server: Server, port: number, host: string): Promise<void> {
+/** Listens on `host:port` (with SO_REUSEPORT when `reusePort`, Linux); rejects when it cannot bind. */
+export function listen(server: Server, port: number, host: string, options: { reusePort?: boolean } = {}): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    server.listen({ port, host, ...(options.reusePort === true ? { reusePort: true } : {}) }, () => {
       server.off('error', reject);
       resolve();
     });
