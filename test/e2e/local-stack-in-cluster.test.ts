@@ -9,7 +9,11 @@
 // naming its directories, no temp file, .olmv1/ back to bin/ and logs/). The console runs as a Pod
 // of the same image (config/console) behind a NodePort: in Debian's chromium an admin's and a
 // viewer's ServiceAccount tokens sign in; both see the example operator, the viewer is refused
-// its uninstall in the API server's words and nothing is deleted. Needs root, buildah,
+// its uninstall in the API server's words and nothing is deleted. Then OpenID Connect sign-in on
+// the same stack (test/support/console-oidc-on-node.ts): `up` was given an --authentication-config
+// file, rewritten for ORY Hydra served on the node's bridge; the console's Deployment configured
+// by config/console/oidc; the admin signed in at Hydra adds a catalog, the viewer is refused it in
+// the API server's words and nothing is written. Needs root, buildah,
 // debootstrap and the node's prerequisites (.ci/run installs them); a first image build takes
 // minutes, hence the long start-up bound. One node per machine: a node elsewhere makes it wait.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
@@ -22,12 +26,16 @@ import { promisify } from 'node:util';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { missingImageBuildPrerequisites, missingNodePrerequisites } from '../../pkg/olmv1/localstack/index.ts';
+import { envtestHydra } from '../envtest/deferred-tools.ts';
+import { consoleOidcOnNode, EMPTY_AUTHENTICATION_CONFIG } from '../support/console-oidc-on-node.ts';
 import { processesMentioning } from '../support/up-checkout.ts';
 
 const exec = promisify(execFile);
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const NS = 'olmv1-system';
 const missing = [...missingNodePrerequisites(), ...missingImageBuildPrerequisites(process.env)];
+// Built in the global setup's background; awaited here, where no timeout applies.
+const hydraBinary = missing.length > 0 ? '' : await envtestHydra();
 
 let cwd: string;
 let privateTmp: string;
@@ -40,7 +48,18 @@ describe.skipIf(missing.length > 0)('olmv1 up --node --in-cluster', () => {
   beforeAll(async () => {
     cwd = await mkdtemp(join(tmpdir(), 'olmv1-up-in-cluster-e2e-'));
     privateTmp = await mkdtemp(join(tmpdir(), 'olmv1-up-in-cluster-e2e-tmp-'));
-    up = spawn(process.execPath, [join(REPO, 'cmd/olmv1/main.ts'), 'up', '--node', '--in-cluster', '--feature-gates', 'GraphQLCatalogQueries=true'], {
+    // No JWT authenticator yet: the OpenID Connect part writes Hydra's once it serves on the node's bridge.
+    writeFileSync(join(cwd, 'authentication-config.json'), JSON.stringify(EMPTY_AUTHENTICATION_CONFIG));
+    const args = [
+      'up',
+      '--node',
+      '--in-cluster',
+      '--feature-gates',
+      'GraphQLCatalogQueries=true',
+      '--authentication-config',
+      'authentication-config.json',
+    ];
+    up = spawn(process.execPath, [join(REPO, 'cmd/olmv1/main.ts'), ...args], {
       cwd,
       env: { ...process.env, TMPDIR: privateTmp },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -67,7 +86,8 @@ describe.skipIf(missing.length > 0)('olmv1 up --node --in-cluster', () => {
   }, 180_000);
 
   const kubectl = async (...args: string[]): Promise<string> =>
-    (await exec('.olmv1/bin/kubectl', ['--kubeconfig', '.olmv1/kubeconfig', ...args], { cwd })).stdout;
+    // The API server's /metrics (the OpenID Connect part) is more than execFile's default 1 MiB.
+    (await exec('.olmv1/bin/kubectl', ['--kubeconfig', '.olmv1/kubeconfig', ...args], { cwd, maxBuffer: 64 * 1024 * 1024 })).stdout;
 
   it('runs both components as Pods with their gates in the Deployments, installs the example, and removes it all on stop', async () => {
     // The summary: no host processes, the Deployments and the image instead.
@@ -211,6 +231,21 @@ describe.skipIf(missing.length > 0)('olmv1 up --node --in-cluster', () => {
       await expect.poll(() => podRow.innerText(), { timeout: 30_000 }).toMatch(/Running\s+1\/1/);
       await podRow.getByRole('button').first().click();
       await expect.poll(() => admin.locator('[data-pod-log] pre').innerText(), { timeout: 30_000 }).toContain('example-operator starting');
+      await admin.context().close();
+      await consoleOidcOnNode({
+        kubectl,
+        repo: REPO,
+        authenticationConfig: join(cwd, 'authentication-config.json'),
+        nodeAddress: (JSON.parse(readFileSync(join(cwd, '.olmv1/stack.json'), 'utf8')) as { node: { address: string } }).node.address,
+        origin,
+        viewerRole: 'console-viewer',
+        hydraBinary,
+        browser,
+      });
+      // The console's Pod serves the OpenID Connect settings of config/console/oidc.
+      expect(await kubectl('get', 'deployment', '-n', NS, 'olmv1-console', '-o', 'jsonpath={.spec.template.spec.containers[0].args}')).toContain(
+        '--oidc-issuer=$(OIDC_ISSUER)',
+      );
     } finally {
       await browser.close();
     }
