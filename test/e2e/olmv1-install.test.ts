@@ -189,6 +189,29 @@ describe('olmv1 install', () => {
     expect(await labelledFor(pkg)).toEqual([]);
   });
 
+  it('refuses a package of a catalog marked Community without --accept-community, nothing written; --dry-run warns (decision 0148)', async () => {
+    const sel = await offered();
+    const catalog = { ...CLUSTER_CATALOG, name: pkg };
+    await suite.kube.client.patch(catalog, { metadata: { annotations: { 'olm.operatorframework.io/source-type': 'Community' } } }, 'merge');
+    try {
+      const refused = await olmv1(runInstall, [pkg, '-l', sel]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(
+        `package ${pkg} resolves to ClusterCatalog ${pkg} ("${pkg}"), which the cluster's administrators mark as community content`,
+      );
+      expect(refused.stderr).toContain('olmv1 install --accept-community');
+      expect(await objectExists(suite.kube.client, { apiVersion: 'v1', kind: 'Namespace', name: pkg })).toBe(false);
+      expect(await labelledFor(pkg)).toEqual([]);
+      const dry = await olmv1(runInstall, [pkg, '-l', sel, '--dry-run']);
+      expect(dry.code).toBe(0);
+      expect(dry.stderr).toContain(`warning: package ${pkg} resolves to ClusterCatalog ${pkg}`);
+      const accepted = await olmv1(runInstall, [pkg, '-l', sel, '--accept-community', '--dry-run']);
+      expect([accepted.code, accepted.stderr.includes('warning: package')]).toEqual([0, false]);
+    } finally {
+      await suite.kube.client.patch(catalog, { metadata: { annotations: { 'olm.operatorframework.io/source-type': null } } }, 'merge');
+    }
+  });
+
   it('refuses a caller who may not grant the RBAC, saying what is refused, leaving nothing behind; once granted exactly those rules, the caller installs', async () => {
     const sel = await offered();
     const cp = inject('envtestControlPlane');
