@@ -7,7 +7,13 @@
  */
 import { BUNDLE_IMAGE_LIMITS } from '../../pkg/shared/image/index.ts';
 import type { KubeContext } from '../../pkg/shared/kube/index.ts';
-import { installExtension, type InstallEvent, type InstallPorts, type InstallResult } from '../../pkg/olmv1/install/index.ts';
+import {
+  installExtension,
+  SUGGESTED_NAMESPACE_TEMPLATE_ANNOTATION,
+  type InstallEvent,
+  type InstallPorts,
+  type InstallResult,
+} from '../../pkg/olmv1/install/index.ts';
 import { imageLimitOptions } from '../shared/limits.ts';
 import { withCluster } from './cluster-access.ts';
 import { type CommandIO, EXIT, type Clock } from './io.ts';
@@ -48,6 +54,8 @@ export async function runInstall(args: readonly string[], io: CommandIO, deps: I
       if (!result.ok) throw new CommandError(result.error, EXIT.failed);
       const r = result.value;
       if (r.community !== undefined && !a.acceptCommunity) io.stderr.write(`warning: ${r.community}\n`);
+      // What of the CSV's suggested-namespace template was not applied (the RBAC's warnings were printed as they came).
+      for (const w of r.warnings) if (w.startsWith(SUGGESTED_NAMESPACE_TEMPLATE_ANNOTATION)) io.stderr.write(`warning: ${w}\n`);
       if (r.dryRun) {
         io.stdout.write(formatObjects(r.objects, a.output ?? 'yaml'));
         io.stderr.write(`dry run: nothing written (${r.objects.length} objects)\n`);
