@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { type AddressInfo, createServer } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import pino from 'pino';
 import { Counter, Registry } from 'prom-client';
@@ -190,13 +191,16 @@ describe('HealthServer', () => {
   });
 
   it('rejects start when the port is taken', async () => {
-    server = new HealthServer({ port: 0, host: '127.0.0.1', registry: new Registry(), log });
-    await server.start();
-    const second = new HealthServer({ port: server.port, host: '127.0.0.1', registry: new Registry(), log });
-    await expect(second.start()).rejects.toThrow(/EADDRINUSE/);
-    // Also once the port is the worker's alone (bound with SO_REUSEPORT).
-    await server.workerListening;
-    await expect(second.start()).rejects.toThrow(/EADDRINUSE/);
+    // Held by a socket without SO_REUSEPORT (another program): taken whatever the platform.
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (holder.address() as AddressInfo).port;
+      const second = new HealthServer({ port, host: '127.0.0.1', registry: new Registry(), log });
+      await expect(second.start()).rejects.toThrow(/EADDRINUSE/);
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
   });
 
   it('starts its worker only once workerAfter settles, answering on this thread until then', async () => {

@@ -206,15 +206,12 @@ export class HealthServer {
       tls === undefined
         ? (process.getBuiltinModule('node:http') as typeof NodeHttp).createServer(handle)
         : (process.getBuiltinModule('node:https') as typeof NodeHttps).createServer({ cert: tls.cert, key: tls.key }, handle);
-    // SO_REUSEPORT would let another server of this user share a port in use: bound alone first,
-    // a port that is taken still fails with EADDRINUSE (a port 0 is chosen then).
-    const alone = (process.getBuiltinModule('node:http') as typeof NodeHttp).createServer();
-    await listen(alone, this.#o.port, host);
-    const port = boundPort(alone, 'health server');
-    await close(alone);
-    await listen(server, port, host, { reusePort: true });
+    // A port held by a socket without SO_REUSEPORT still fails with EADDRINUSE. (Bound alone
+    // first and released, it would also refuse another SO_REUSEPORT server of this user, but a
+    // client connecting in that instant is reset, or its SYN dropped and retried a second later.)
+    await listen(server, this.#o.port, host, { reusePort: true });
     this.#early = server;
-    return { port };
+    return { port: boundPort(server, 'health server') };
   }
 
   async #closeEarly(): Promise<void> {
