@@ -120,7 +120,7 @@ function tracked(obj: KubeObject): TrackedObject {
  * reconciles it queues: a deletion, its controller, its content, or only its status (a workload's
  * progress, which the probes read); undefined for a creation or an update that changed nothing. Pure.
  */
-export function changeOf(
+function changeOf(
   type: InformerEventType,
   obj: Readonly<TrackedObject>,
   old: Readonly<TrackedObject> | undefined,
