@@ -13,7 +13,9 @@
 // the same stack (test/support/console-oidc-on-node.ts): `up` was given an --authentication-config
 // file, rewritten for ORY Hydra served on the node's bridge; the console's Deployment configured
 // by config/console/oidc; the admin signed in at Hydra adds a catalog, the viewer is refused it in
-// the API server's words and nothing is written. Needs root, buildah,
+// the API server's words and nothing is written; the example operator is uninstalled, the viewer
+// is refused its install through the console's form and nothing is written, and the admin installs
+// it through the hub, its package page and the form, Healthy with its Pod Running. Needs root, buildah,
 // debootstrap and the node's prerequisites (.ci/run installs them); a first image build takes
 // minutes, hence the long start-up bound. One node per machine: a node elsewhere makes it wait.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
@@ -241,6 +243,7 @@ describe.skipIf(missing.length > 0)('olmv1 up --node --in-cluster', () => {
         viewerRole: 'console-viewer',
         hydraBinary,
         browser,
+        example: { extension: 'example-operator', catalog: 'example-catalog', packageName: 'example-operator' },
       });
       // The console's Pod serves the OpenID Connect settings of config/console/oidc.
       expect(await kubectl('get', 'deployment', '-n', NS, 'olmv1-console', '-o', 'jsonpath={.spec.template.spec.containers[0].args}')).toContain(

@@ -8,7 +8,11 @@
  * config/console/oidc's patch). In Chromium the admin (group olmv1-admins, cluster-admin) adds a
  * ClusterCatalog, which lands; the viewer (group olmv1-viewers, the read-only role
  * `viewerRole`) sees it listed, is refused the same write in the API server's words, and nothing
- * is written.
+ * is written. Then the install form (issue 71's "an admin installs"): the example operator the
+ * samples installed is uninstalled (its CRD kept, for the same package to take back); the viewer
+ * previews its install through the form and is refused Install in the API server's words with
+ * nothing written; the admin goes hub, package page, install form, Install, and operator-controller
+ * installs it as the form's least-privilege installer, Healthy with its Pod Running.
  */
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -67,6 +71,8 @@ export interface OnNodeStack {
   viewerRole: string;
   hydraBinary: string;
   browser: Browser;
+  /** The ClusterExtension the samples installed, uninstalled before the console installs its package again. */
+  example: { extension: string; catalog: string; packageName: string };
 }
 
 const NS = 'olmv1-system';
@@ -107,6 +113,7 @@ export async function consoleOidcOnNode(s: OnNodeStack): Promise<void> {
     await kubectl('rollout', 'status', 'deployment/olmv1-console', '-n', NS, '--timeout=180s');
     await expect.poll(async () => RELOADED.test(await kubectl('get', '--raw', '/metrics')), { timeout: 90_000, interval: 1_000 }).toBe(true);
     await catalogsAsBothUsers(s);
+    await installAsBothUsers(s);
   } finally {
     await hydra.stop();
   }
@@ -150,4 +157,58 @@ async function catalogsAsBothUsers(s: OnNodeStack): Promise<void> {
   );
   expect(await present(refused)).toBe(false);
   await viewer.context().close();
+}
+
+/** The install form as the viewer (refused, nothing written) and as the admin (installed, Healthy, its Pod Running). */
+async function installAsBothUsers(s: OnNodeStack): Promise<void> {
+  const { kubectl, example } = s;
+  const name = `oidc-${randomBytes(3).toString('hex')}`;
+  const names = async (...what: string[]): Promise<string> => kubectl('get', ...what, '-o', 'name', '--ignore-not-found');
+  const form = async (page: Page) => {
+    await expect.poll(() => page.locator('#install-name').count(), { timeout: 30_000 }).toBe(1);
+    await page.locator('#install-name').fill(name);
+    await page.getByLabel(/^Namespace/).fill(name);
+    await page.getByRole('button', { name: 'Preview' }).click();
+    // A refusal of the preview is shown in the failure, in its words.
+    const error = page.locator('[data-install-error]');
+    const previewed = async () => ((await error.count()) > 0 ? error.innerText() : page.locator('[data-install-yaml]').count());
+    await expect.poll(previewed, { timeout: 60_000 }).toBe(1);
+    await page.getByRole('button', { name: 'Install', exact: true }).click();
+  };
+  await kubectl('delete', 'clusterextension', example.extension, '--timeout=120s');
+
+  const viewer = await signInWithOidc(s.browser, s.origin, 'viewer@example.test');
+  await viewer.goto(`${s.origin}/#/install/${example.catalog}/${example.packageName}`);
+  await form(viewer);
+  const refusal = viewer.locator('[data-install-error]');
+  await expect.poll(() => refusal.count(), { timeout: 30_000 }).toBe(1);
+  expect(await refusal.innerText()).toContain(
+    `you cannot create Namespace ${name}: namespaces is forbidden: User "viewer@example.test" cannot create resource "namespaces"`,
+  );
+  // Nothing written: no ClusterExtension, no namespace, no installer RBAC.
+  expect(await names('clusterextension', name)).toBe('');
+  expect(await names('namespace', name)).toBe('');
+  expect(await names('clusterroles,clusterrolebindings', '-l', `olm.operatorframework.io/installed-for=${name}`)).toBe('');
+  await viewer.context().close();
+
+  // The admin as OperatorHub's users go: hub, package page, Install form.
+  const admin = await signInWithOidc(s.browser, s.origin, 'admin@example.test');
+  const search = admin.getByLabel('Filter by keyword');
+  await expect.poll(() => search.count(), { timeout: 30_000 }).toBe(1);
+  await search.fill(example.packageName);
+  const tile = admin.locator(`[data-package="${example.packageName}"]`);
+  await expect.poll(() => tile.count(), { timeout: 30_000 }).toBe(1);
+  await tile.click();
+  await expect.poll(() => admin.url()).toBe(`${s.origin}/#/package/${example.catalog}/${example.packageName}`);
+  await admin.getByRole('link', { name: 'Install…' }).click();
+  await form(admin);
+  await expect.poll(() => admin.url(), { timeout: 60_000 }).toBe(`${s.origin}/#/installed/${name}`);
+  expect(await names('serviceaccount', '-n', name, `${name}-installer`)).toBe(`serviceaccount/${name}-installer\n`);
+  await kubectl('wait', '--for=condition=Installed', `clusterextension/${name}`, '--timeout=180s');
+  await kubectl('wait', '--for=condition=Healthy', `clusterextension/${name}`, '--timeout=120s');
+  await expect
+    .poll(() => kubectl('get', 'pods', '-n', name, '-o', 'jsonpath={.items[*].status.phase}'), { timeout: 60_000, interval: 500 })
+    .toBe('Running');
+  await expect.poll(() => admin.locator('main').innerText(), { timeout: 30_000 }).toMatch(/Healthy/);
+  await admin.context().close();
 }

@@ -78,6 +78,15 @@ describe('renderOverlay', () => {
     ]);
   });
 
+  it("gives the console's Deployment the plain-HTTP registries, where it reads bundle images for its install form", () => {
+    const k = JSON.parse(
+      renderOverlay({ base: '../config', imageRef: `r:1/x@${digest}`, insecureRegistries: ['10.0.0.1:5000'], components: ['../config/console'] }),
+    ) as { patches: Array<{ target: { name: string }; patch: string }> };
+    expect(k.patches.filter((p) => p.target.name === 'olmv1-console').map((p) => JSON.parse(p.patch) as unknown)).toEqual([
+      [{ op: 'add', path: '/spec/template/spec/containers/0/env/-', value: { name: 'OLMV1_INSECURE_REGISTRIES', value: '10.0.0.1:5000' } }],
+    ]);
+  });
+
   it.each(['r:1/x:latest', 'r:1/x@sha256:short', 'r:1/x'])('refuses %s: not a digest reference', (imageRef) => {
     expect(() => renderOverlay({ base: '../config', imageRef, insecureRegistries: [], caPem: CA })).toThrow(/not a digest reference/);
   });

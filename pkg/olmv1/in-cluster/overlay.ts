@@ -2,7 +2,8 @@
  * The kustomize overlay and serving certificates an administrator without cert-manager gives
  * `config/` (docs/operations.md "Serving certificates and TLS"): `config/` unchanged but for the
  * image (by digest), the caBundle of catalogd's webhook, and `--insecure-registry` for a
- * plain-HTTP registry both components pull from.
+ * plain-HTTP registry both components pull from (for the console, which reads bundle images for
+ * its install form, `OLMV1_INSECURE_REGISTRIES`).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -64,6 +65,20 @@ export function renderOverlay(input: OverlayInput): string {
           ]),
       ...(input.consoleNodePort === true
         ? [{ target: { kind: 'Service', name: CONSOLE_SERVICE }, patch: JSON.stringify([{ op: 'add', path: '/spec/type', value: 'NodePort' }]) }]
+        : []),
+      ...(input.insecureRegistries.length > 0 && input.components?.some((c) => c.endsWith('config/console')) === true
+        ? [
+            {
+              target: { kind: 'Deployment', name: CONSOLE_SERVICE },
+              patch: JSON.stringify([
+                {
+                  op: 'add',
+                  path: '/spec/template/spec/containers/0/env/-',
+                  value: { name: 'OLMV1_INSECURE_REGISTRIES', value: input.insecureRegistries.join(',') },
+                },
+              ]),
+            },
+          ]
         : []),
       ...DEPLOYMENTS.flatMap((name) => {
         const args = argsOf(name);
