@@ -112,10 +112,26 @@ export async function consoleOidcOnNode(s: OnNodeStack): Promise<void> {
     await kubectl('create', 'clusterrolebinding', 'olmv1-viewers', `--clusterrole=${s.viewerRole}`, '--group=olmv1-viewers');
     await kubectl('rollout', 'status', 'deployment/olmv1-console', '-n', NS, '--timeout=180s');
     await expect.poll(async () => RELOADED.test(await kubectl('get', '--raw', '/metrics')), { timeout: 90_000, interval: 1_000 }).toBe(true);
+    // Right after the rollout the NodePort was seen unreachable from this machine (decision 0152's evidence): wait until it answers.
+    await expect.poll(() => consoleAnswers(s.browser, s.origin), { timeout: 60_000, interval: 1_000 }).toBe('answers');
     await catalogsAsBothUsers(s);
     await installAsBothUsers(s);
   } finally {
     await hydra.stop();
+  }
+}
+
+/** Whether the console at `origin` serves its sign-in page to a new browser context, else the browser's error. */
+async function consoleAnswers(browser: Browser, origin: string): Promise<string> {
+  const context = await browser.newContext({ ignoreHTTPSErrors: true });
+  try {
+    const page = await context.newPage();
+    const response = await page.goto(`${origin}/signin`, { timeout: 5_000 });
+    return response?.ok() === true ? 'answers' : `HTTP ${response?.status() ?? 'none'}`;
+  } catch (e) {
+    return e instanceof Error ? (e.message.split('\n')[0] ?? '') : String(e);
+  } finally {
+    await context.close();
   }
 }
 
