@@ -273,9 +273,12 @@ describe('a restart', () => {
     await reconciledAfter(0);
     const requests = await requestsSince(offset);
     // Its drift watches list and watch as the ServiceAccount; nothing is read, dry-run or applied.
-    // (At start-up the upgrade gate looks for OpenShift's CRDs, and the ServiceAccount's token is requested.)
+    // (At start-up the upgrade gate looks for OpenShift's CRDs, the storage-version migration reads
+    // operator-controller's own CRDs (pkg/shared/storageversion), and the ServiceAccount's token is requested.)
     const startUp = (r: string): boolean =>
-      /[?&]fieldSelector=metadata\.name%3D[a-z.]+\.openshift\.io&/.test(r) || r.endsWith('/serviceaccounts/installer/token');
+      /[?&]fieldSelector=metadata\.name%3D[a-z.]+\.openshift\.io&/.test(r) ||
+      /^get \/apis\/apiextensions\.k8s\.io\/v1\/customresourcedefinitions\/[a-z]+\.olm\.operatorframework\.io$/.test(r) ||
+      r.endsWith('/serviceaccounts/installer/token');
     expect(
       onReleaseObjects(requests).filter((r) => !startUp(r)),
       describeRequests(requests),
