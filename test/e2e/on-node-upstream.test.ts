@@ -271,6 +271,18 @@ describe.skipIf(missing !== undefined)("upstream's e2e scenarios on a real node"
           const installed = async (): Promise<string | undefined> =>
             conditionOf(await k.get(['clusterextension', 'proxy-recorded']), 'Installed')?.status;
           await expect.poll(installed, { timeout: 180_000, interval: 1000 }).toBe('True');
+          // The operator it installed runs on the node with operator-controller's proxy in its
+          // environment (decision 0132, issue 72): the cluster-wide proxy outside OpenShift.
+          const apiServer = await k.clusterIp('kubernetes', 'default');
+          const operatorEnv = async (): Promise<string[]> =>
+            (await k.list(['pods', '-n', TEST_NS]))
+              .filter((p) => p.status?.['phase'] === 'Running')
+              .flatMap((p) => (p.spec?.['containers'] as Array<{ env?: Array<{ name: string; value?: string }> }>).flatMap((c) => c.env ?? []))
+              .filter((e) => e.name.endsWith('_PROXY'))
+              .map((e) => `${e.name}=${e.value ?? ''}`);
+          await expect
+            .poll(operatorEnv, { timeout: 120_000, interval: 1000 })
+            .toEqual(expect.arrayContaining([`HTTPS_PROXY=${proxy.url}`, `NO_PROXY=${apiServer}`]));
           log(`through the proxy: ${JSON.stringify(proxy.requests.map((r) => `${r.method} ${r.authority}`))}`);
         });
       } finally {
