@@ -1,5 +1,5 @@
 // Under the BoxcutterRuntime an uninstall keeps every CRD and its custom resources (issue 69 item
-// 10, decision 0126): the CRDs' controller is the extension's ClusterObjectSet revision, and a
+// 10, decision 0125): the CRDs' controller is the extension's ClusterObjectSet revision, and a
 // revision deleted while a CRD still names it lets the garbage collector delete that CRD with
 // every custom resource. On a control plane of its own with kube-controller-manager (the garbage
 // collector) and no node, one install of a bundle with four CRDs (its Deployment Available with a
