@@ -14,6 +14,7 @@ import {
   GROUP,
   KEPT_FOR_PACKAGE_ANNOTATION,
   OWNER_NAME_LABEL,
+  PACKAGE_NAME_ANNOTATION,
   type ClusterObjectSet,
 } from '../../shared/api/index.ts';
 import type { KubeObject, OwnerReference } from '../../shared/kube/index.ts';
@@ -71,9 +72,6 @@ export function objectRevision(obj: KubeObject): number {
   const n = Number.parseInt(obj.metadata.annotations?.[REVISION_ANNOTATION] ?? '', 10);
   return Number.isFinite(n) ? n : 0;
 }
-
-/** The annotation naming the package of a revision (the applier's `RevisionAnnotation.packageName`). */
-const PACKAGE_NAME_ANNOTATION = `${GROUP}/package-name`;
 
 /**
  * True when `actual` is a CRD an uninstall kept for the package `cos` installs (marked

@@ -5,6 +5,7 @@
  * system labels queries select on.
  */
 import { createHash } from 'node:crypto';
+import { PACKAGE_NAME_ANNOTATION } from '../../shared/api/index.ts';
 import { dns1123SubdomainErrors } from '../../shared/k8sname/index.ts';
 import type { Release } from './types.ts';
 
@@ -30,7 +31,7 @@ export const Label = {
 /** Keys of the bundle identity, stored as labels when the value is a valid label value, else as annotations. */
 export const BundleKey = {
   name: 'olm.operatorframework.io/bundle-name',
-  package: 'olm.operatorframework.io/package-name',
+  package: PACKAGE_NAME_ANNOTATION,
   version: 'olm.operatorframework.io/bundle-version',
   reference: 'olm.operatorframework.io/bundle-reference',
   release: 'olm.operatorframework.io/bundle-release',

@@ -44,7 +44,6 @@ describe('storageMigrationPlan', () => {
       kind: 'Widget',
       storageVersion: 'v1',
       stale: ['v1alpha1'],
-      resourceVersion: '7',
     });
     // Only the old version recorded (the storage version changed, nothing written since).
     expect(

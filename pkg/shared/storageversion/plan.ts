@@ -17,8 +17,6 @@ export interface MigrationPlan {
   storageVersion: string;
   /** Versions in `status.storedVersions` other than the storage version. */
   stale: string[];
-  /** The CRD's resourceVersion when read: the status patch is made against it. */
-  resourceVersion: string | undefined;
 }
 
 interface CrdShape {
@@ -49,5 +47,5 @@ export function storageMigrationPlan(crd: KubeObject): MigrationPlan | string | 
   const stored = Array.isArray(status?.storedVersions) ? status.storedVersions.filter((v): v is string => typeof v === 'string') : [];
   const stale = stored.filter((v) => v !== storageVersion);
   if (stale.length === 0) return undefined;
-  return { crd: name, group, kind, storageVersion, stale, resourceVersion: crd.metadata?.resourceVersion };
+  return { crd: name, group, kind, storageVersion, stale };
 }

@@ -33,6 +33,7 @@ import {
   LifecycleState,
   OWNER_KIND_LABEL,
   OWNER_NAME_LABEL,
+  PACKAGE_NAME_ANNOTATION,
 } from '../../../shared/api/index.ts';
 import { jsonEqual } from '../../../shared/controller/index.ts';
 import type { KubeObject, ObjectMeta, OwnerReference } from '../../../shared/kube/index.ts';
@@ -45,7 +46,7 @@ import type { DesiredRevision } from '../revision.ts';
 /** Annotation keys of a revision (upstream's `labels` package; `olm.properties` is the CSV's key). */
 export const RevisionAnnotation = {
   bundleName: 'olm.operatorframework.io/bundle-name',
-  packageName: 'olm.operatorframework.io/package-name',
+  packageName: PACKAGE_NAME_ANNOTATION,
   bundleVersion: 'olm.operatorframework.io/bundle-version',
   bundleReference: 'olm.operatorframework.io/bundle-reference',
   bundleRelease: 'olm.operatorframework.io/bundle-release',

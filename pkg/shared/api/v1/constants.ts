@@ -133,6 +133,9 @@ export const FIELD_MANAGER = 'olm.operatorframework.io/clusterextension-controll
  */
 export const KEPT_FOR_PACKAGE_ANNOTATION = 'olm.operatorframework.io/kept-for-package';
 
+/** Annotation naming the package of a release record or ClusterObjectSet revision (upstream's `labels.PackageNameKey`). */
+export const PACKAGE_NAME_ANNOTATION = 'olm.operatorframework.io/package-name';
+
 /**
  * Ownership metadata Helm stamps on a release's objects (upstream's Helm applier): an object
  * carrying all three for an extension's release name and namespace belongs to that extension.
