@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import * as http from 'node:http';
 import { type AddressInfo, createServer } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import pino from 'pino';
@@ -214,6 +215,34 @@ describe('HealthServer', () => {
     gate.resolve();
     await expect.poll(() => workerUp.mock.calls.length).toBe(1);
     expect(await get('/healthz')).toMatchObject({ status: 200, body: 'ok' });
+  });
+
+  it('keeps no connection alive on this thread, so the handover resets no request sent on one', async () => {
+    server = new HealthServer({ port: 0, host: '127.0.0.1', log });
+    const gate = Promise.withResolvers<void>();
+    await server.start({ workerAfter: gate.promise });
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const ask = () =>
+      new Promise<{ status: number; connection: string | undefined; reused: boolean }>((resolve, reject) => {
+        const req = http.get({ host: '127.0.0.1', port: server?.port, path: '/healthz', agent }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, reused: req.reusedSocket }));
+        });
+        req.on('error', reject);
+      });
+    try {
+      expect(await ask()).toMatchObject({ status: 200, connection: 'close' });
+      expect(await ask()).toMatchObject({ status: 200, reused: false });
+      const workerUp = vi.fn();
+      void server.workerListening.then(workerUp);
+      gate.resolve();
+      await expect.poll(() => workerUp.mock.calls.length).toBe(1);
+      // The worker keeps connections alive: its sockets live as long as the port is its.
+      await ask();
+      expect(await ask()).toMatchObject({ status: 200, reused: true });
+    } finally {
+      agent.destroy();
+    }
   });
 
   it('answers on this thread as soon as it starts, before its worker listens, then from the worker', async () => {

@@ -201,11 +201,17 @@ export class HealthServer {
       answer: (path, verbose) => this.#answer(path, verbose),
       failed: (message, url) => this.#o.log.error({ err: message, url }, 'health endpoint failed'),
     });
+    // No connection outlives its answer here: one kept alive would be closed at the handover
+    // while its client may be sending on it, and that request would be reset.
+    const once: typeof handle = (req, res) => {
+      res.setHeader('Connection', 'close');
+      handle(req, res);
+    };
     const tls = this.#o.tls;
     const server =
       tls === undefined
-        ? (process.getBuiltinModule('node:http') as typeof NodeHttp).createServer(handle)
-        : (process.getBuiltinModule('node:https') as typeof NodeHttps).createServer({ cert: tls.cert, key: tls.key }, handle);
+        ? (process.getBuiltinModule('node:http') as typeof NodeHttp).createServer(once)
+        : (process.getBuiltinModule('node:https') as typeof NodeHttps).createServer({ cert: tls.cert, key: tls.key }, once);
     // A port held by a socket without SO_REUSEPORT still fails with EADDRINUSE. (Bound alone
     // first and released, it would also refuse another SO_REUSEPORT server of this user, but a
     // client connecting in that instant is reset, or its SYN dropped and retried a second later.)
