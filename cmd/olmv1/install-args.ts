@@ -70,7 +70,8 @@ Flags:
                              administrators mark as community content (annotation
                              olm.operatorframework.io/source-type: Community; decision 0148):
                              not vetted or verified, supported by its community. Without it
-                             such an install is refused (a dry run only warns)
+                             such an install is refused (a dry run only warns); with --tenant,
+                             when such a catalog the request selects serves the package
   --tenant                   request the install as a tenant: an Extension in NAMESPACE (which must
                              exist), judged by the cluster's ExtensionPolicies; not with
                              --update-policy, --crd-upgrade-safety-enforcement, --cert-provider

@@ -1,14 +1,17 @@
 /**
  * `olmv1 install PACKAGE -n NAMESPACE --tenant` (decision 0138): as a namespace's admin, the
  * request for PACKAGE in NAMESPACE (an Extension) through pkg/olmv1/tenant's service, printed
- * as the command prints it.
+ * as the command prints it. A ClusterCatalog marked Community that may serve the package asks for
+ * `--accept-community`, as a cluster-wide install does (decision 0148).
  */
 import { installsAsTenant, requestTenantInstall, type TenantInstallEvent } from '../../pkg/olmv1/tenant/index.ts';
-import { describeObject } from '../../pkg/olmv1/install/index.ts';
-import type { KubeContext } from '../../pkg/shared/kube/index.ts';
+import { describeObject, type ExtensionRequest } from '../../pkg/olmv1/install/index.ts';
+import { selectedCatalogs } from '../../pkg/operator-controller/dependencyview/index.ts';
+import type { KubeContext, KubeObject } from '../../pkg/shared/kube/index.ts';
 import { type CommandIO, EXIT, type Clock } from './io.ts';
 import type { InstallArgs } from './install-args.ts';
 import { CommandError, formatObjects } from './render.ts';
+import { clusterCatalogSource, type ResolveClusterDeps } from './resolve-cluster.ts';
 
 /**
  * Whether `olmv1 install` without `--tenant` requests the install as a tenant: when the caller
@@ -27,7 +30,7 @@ export async function requestsAsTenant(a: InstallArgs, kube: KubeContext, io: Co
 }
 
 /** Runs the install as a tenant (pkg/olmv1/tenant's service) with `a` as the caller, printing as it goes. */
-export async function installTenant(a: InstallArgs, kube: KubeContext, io: CommandIO, clock: Clock): Promise<void> {
+export async function installTenant(a: InstallArgs, kube: KubeContext, io: CommandIO, deps: ResolveClusterDeps & Clock): Promise<void> {
   const onEvent = (e: TenantInstallEvent): void => {
     if (e.type === 'waiting') io.stderr.write(`${e.what}: ${e.progress}\n`);
     else {
@@ -36,10 +39,18 @@ export async function installTenant(a: InstallArgs, kube: KubeContext, io: Comma
     }
   };
   const r = await requestTenantInstall(
-    { client: kube.client, clock, onEvent },
-    { request: a.request, existingServiceAccount: a.existingServiceAccount, dryRun: a.dryRun, wait: a.wait, timeoutMs: a.timeoutMs },
+    { client: kube.client, clock: deps, onEvent, servedBy: (req) => servedBy(kube, deps, a.catalogdUrl, req) },
+    {
+      request: a.request,
+      existingServiceAccount: a.existingServiceAccount,
+      dryRun: a.dryRun,
+      wait: a.wait,
+      timeoutMs: a.timeoutMs,
+      acceptCommunity: a.acceptCommunity,
+    },
   );
   if (!r.ok) throw new CommandError(r.error, EXIT.failed);
+  if (r.community !== undefined && !a.acceptCommunity) io.stderr.write(`warning: ${r.community}\n`);
   if (r.dryRun) {
     io.stdout.write(formatObjects([r.object], a.output ?? 'yaml'));
     io.stderr.write('dry run: nothing written (1 object)\n');
@@ -48,4 +59,17 @@ export async function installTenant(a: InstallArgs, kube: KubeContext, io: Comma
   if (r.installed !== undefined && a.output === undefined) {
     io.stdout.write(`installed ${r.installed.bundle} (${r.installed.version}) for Extension ${a.request.namespace}/${a.request.name}\n`);
   }
+}
+
+/**
+ * The ClusterCatalogs `req`'s selector picks that serve its package, or whose content cannot be
+ * read (they may serve it), as the caller reads them; none for a selector that does not parse
+ * (the tenant controller refuses the request for it).
+ */
+async function servedBy(kube: KubeContext, deps: ResolveClusterDeps, catalogdUrl: URL | undefined, req: ExtensionRequest): Promise<KubeObject[]> {
+  const source = await clusterCatalogSource(kube, deps, catalogdUrl);
+  const selection = await selectedCatalogs(source, req.selector, req.packageName);
+  if (!selection.ok) return [];
+  const serving = new Set(selection.value.inputs.filter((i) => 'error' in i || i.package !== null).map((i) => i.name));
+  return source.catalogs.list().filter((c) => serving.has(c.metadata.name ?? ''));
 }

@@ -58,12 +58,13 @@ function parseSourceType(v: string | undefined): SourceType | undefined {
 /**
  * Why an install of `packageName` from the catalog of `badge` is refused without an
  * acknowledgement, or undefined when the catalog needs none (the install service's rule, for the
- * console's checkbox and `olmv1 install --accept-community` alike).
+ * console's checkbox and `olmv1 install --accept-community` alike). A tenant's request, resolved
+ * later by the tenant controller, says `resolves` as "may resolve to".
  */
-export function communityRefusal(badge: CatalogBadge, packageName: string): string | undefined {
+export function communityRefusal(badge: CatalogBadge, packageName: string, resolves = 'resolves to'): string | undefined {
   if (!badge.needsAcknowledgement) return undefined;
   return (
-    `package ${packageName} resolves to ClusterCatalog ${badge.name} (${JSON.stringify(badge.displayName)}), which the cluster's administrators ` +
+    `package ${packageName} ${resolves} ClusterCatalog ${badge.name} (${JSON.stringify(badge.displayName)}), which the cluster's administrators ` +
     `mark as community content: its packages are not vetted or verified, and their support is the community's. ` +
     `Acknowledge it to install (olmv1 install --accept-community, or the console's checkbox)`
   );

@@ -10,7 +10,13 @@ export {
   statusConditions,
   type ExtensionRequest,
 } from './objects.ts';
-export { CATALOG_DISPLAY_NAME_ANNOTATION, CATALOG_SOURCE_TYPE_ANNOTATION, catalogBadge, type CatalogBadge } from './catalog-badge.ts';
+export {
+  CATALOG_DISPLAY_NAME_ANNOTATION,
+  CATALOG_SOURCE_TYPE_ANNOTATION,
+  catalogBadge,
+  communityRefusal,
+  type CatalogBadge,
+} from './catalog-badge.ts';
 export { SUGGESTED_NAMESPACE_TEMPLATE_ANNOTATION } from './namespace-template.ts';
 export type { InstallEvent, InstallPorts, InstallResult } from './ports.ts';
 export { installerRbac, installRenderOptions, type InstallerRbac } from './rbac.ts';

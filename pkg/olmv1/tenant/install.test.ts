@@ -15,7 +15,9 @@ const request = {
   crdUpgradeSafety: undefined,
   watchNamespace: undefined,
 };
-const r = { request, existingServiceAccount: false, dryRun: false, wait: true, timeoutMs: 10_000 };
+const r = { request, existingServiceAccount: false, dryRun: false, wait: true, timeoutMs: 10_000, acceptCommunity: false };
+/** No catalog marked Community serves the package. */
+const servedBy = async () => [];
 /** A clock that moves only when slept on, and lets `onSleep` act as the controller meanwhile. */
 const clock = (onSleep: () => void) => {
   let t = 0;
@@ -37,7 +39,7 @@ describe('requestTenantInstall', () => {
         };
         o.metadata.generation = 1;
       });
-    const out = await requestTenantInstall({ client: c.client, clock: clock(installed), onEvent: (e) => events.push(e) }, r);
+    const out = await requestTenantInstall({ client: c.client, clock: clock(installed), servedBy, onEvent: (e) => events.push(e) }, r);
     expect(out).toMatchObject({ ok: true, dryRun: false, installed: { bundle: 'argocd.v1.0.0', version: '1.0.0' } });
     expect(c.writes).toEqual(['create Extension team-a/ops']);
     expect(events.map((e) => (e.type === 'waiting' ? `${e.what}: ${e.progress}` : e.type))).toEqual([
@@ -53,24 +55,59 @@ describe('requestTenantInstall', () => {
         o['status'] = { conditions: [{ type: 'Allowed', status: 'False', reason: 'PackageNotAllowed', message: 'no', observedGeneration: 1 }] };
         o.metadata.generation = 1;
       });
-    expect(await requestTenantInstall({ client: c.client, clock: clock(refuse) }, r)).toEqual({
+    expect(await requestTenantInstall({ client: c.client, clock: clock(refuse), servedBy }, r)).toEqual({
       ok: false,
       error: 'Extension team-a/ops is refused (PackageNotAllowed): no',
     });
-    expect(await requestTenantInstall({ client: c.client, clock: clock(() => undefined) }, r)).toEqual({
+    expect(await requestTenantInstall({ client: c.client, clock: clock(() => undefined), servedBy }, r)).toEqual({
       ok: false,
       error: 'Extension team-a/ops exists already: change it with kubectl, or delete it first',
     });
     const d = fakeCluster();
-    expect(await requestTenantInstall({ client: d.client, clock: clock(() => undefined) }, { ...r, dryRun: true })).toMatchObject({
+    expect(await requestTenantInstall({ client: d.client, clock: clock(() => undefined), servedBy }, { ...r, dryRun: true })).toMatchObject({
       ok: true,
       dryRun: true,
     });
     expect(d.writes).toEqual([]);
     d.refuse('create Extension team-a/ops', new ApiError(403, 'Forbidden', 'extensions is forbidden'));
-    expect(await requestTenantInstall({ client: d.client, clock: clock(() => undefined) }, r)).toEqual({
+    expect(await requestTenantInstall({ client: d.client, clock: clock(() => undefined), servedBy }, r)).toEqual({
       ok: false,
       error: 'creating Extension team-a/ops: extensions is forbidden',
     });
+  });
+
+  it('refuses a request a catalog marked Community may serve until it is acknowledged; a dry run says so; other catalogs ask nothing (decision 0148)', async () => {
+    const catalog = (name: string, sourceType?: string) => ({
+      apiVersion: 'olm.operatorframework.io/v1',
+      kind: 'ClusterCatalog',
+      metadata: { name, ...(sourceType === undefined ? {} : { annotations: { 'olm.operatorframework.io/source-type': sourceType } }) },
+    });
+    const asked: string[] = [];
+    const serving =
+      (...catalogs: ReturnType<typeof catalog>[]) =>
+      async (req: { packageName: string }) => (asked.push(req.packageName), catalogs);
+    const both = serving(catalog('certified', 'Certified'), catalog('friends', 'Community'));
+    const c = fakeCluster();
+    const refused = await requestTenantInstall({ client: c.client, clock: clock(() => undefined), servedBy: both }, r);
+    expect(refused.ok ? '' : refused.error).toMatch(
+      /^package argocd may resolve to ClusterCatalog friends \("friends"\), which the cluster's administrators mark as community content: .*--accept-community/,
+    );
+    expect([c.writes, asked]).toEqual([[], ['argocd']]);
+    const dry = await requestTenantInstall({ client: c.client, clock: clock(() => undefined), servedBy: both }, { ...r, dryRun: true });
+    expect(dry.ok && dry.community).toMatch(/^package argocd may resolve to ClusterCatalog friends /);
+    expect(c.writes).toEqual([]);
+    const accepted = await requestTenantInstall(
+      { client: c.client, clock: clock(() => undefined), servedBy: both },
+      { ...r, acceptCommunity: true, wait: false },
+    );
+    expect(accepted.ok && accepted.community).toMatch(/community content/);
+    expect(c.writes).toEqual(['create Extension team-a/ops']);
+    const d = fakeCluster();
+    const plain = await requestTenantInstall(
+      { client: d.client, clock: clock(() => undefined), servedBy: serving(catalog('certified')) },
+      { ...r, wait: false },
+    );
+    expect(plain.ok && plain.community).toBeUndefined();
+    expect(d.writes).toEqual(['create Extension team-a/ops']);
   });
 });

@@ -4,11 +4,14 @@
  * by operator-controller's tenant controller, then followed until it is Installed or refused (the
  * rule broken and its message). Whether a caller installs this way is asked of the API server
  * (`installsAsTenant`). Expected failures are values in the command's words; nothing is printed.
+ * A request a ClusterCatalog marked Community may serve needs the acknowledgement a cluster-wide
+ * install needs (`--accept-community`, decision 0148): the tenant controller resolves it later,
+ * so every catalog the request selects that serves the package counts (`ports.servedBy`).
  */
 import { EXTENSION } from '../../shared/api/index.ts';
 import { isAlreadyExists, selfCanI, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
 import { pollUntilDone, type PollClock } from '../../shared/poll/index.ts';
-import { catalogSource, describeObject, type ExtensionRequest } from '../install/index.ts';
+import { catalogBadge, catalogSource, communityRefusal, describeObject, type ExtensionRequest } from '../install/index.ts';
 
 /** What a tenant's install asks for. */
 interface TenantInstallRequest {
@@ -18,6 +21,8 @@ interface TenantInstallRequest {
   dryRun: boolean;
   wait: boolean;
   timeoutMs: number;
+  /** The user acknowledged that a catalog marked Community may serve the package (`--accept-community`); without it such a request is refused. */
+  acceptCommunity: boolean;
 }
 
 /** The Extension a tenant's install creates. */
@@ -71,15 +76,37 @@ export type TenantInstallEvent = { type: 'created'; object: KubeObject } | { typ
 
 /** What it did: the request (written unless a dry run) and, after a wait, the bundle installed; or why not. */
 type TenantInstallResult =
-  { ok: true; object: KubeObject; dryRun: boolean; installed?: { bundle: string; version: string } } | { ok: false; error: string };
+  | { ok: true; object: KubeObject; dryRun: boolean; installed?: { bundle: string; version: string }; community?: string }
+  | { ok: false; error: string };
 
-/** Creates the request as `ports.client`'s user and, when asked, waits until it is Installed or refused. */
+/** Why a request for `packageName` that the ClusterCatalogs `serving` may serve needs an acknowledgement (the first marked Community), or undefined. */
+function tenantCommunityRefusal(serving: readonly KubeObject[], packageName: string): string | undefined {
+  for (const c of serving) {
+    const refusal = communityRefusal(catalogBadge(c.metadata.name ?? '', c.metadata.annotations), packageName, 'may resolve to');
+    if (refusal !== undefined) return refusal;
+  }
+  return undefined;
+}
+
+/**
+ * Creates the request as `ports.client`'s user and, when asked, waits until it is Installed or
+ * refused. `ports.servedBy` answers the ClusterCatalogs the request selects that serve (or may
+ * serve: unreadable) its package, for the community check.
+ */
 export async function requestTenantInstall(
-  ports: { client: KubeClient; clock: PollClock; onEvent?: (e: TenantInstallEvent) => void },
+  ports: {
+    client: KubeClient;
+    clock: PollClock;
+    servedBy: (request: ExtensionRequest) => Promise<KubeObject[]>;
+    onEvent?: (e: TenantInstallEvent) => void;
+  },
   r: TenantInstallRequest,
 ): Promise<TenantInstallResult> {
   const obj = tenantRequest(r);
-  if (r.dryRun) return { ok: true, object: obj, dryRun: true };
+  const community = tenantCommunityRefusal(await ports.servedBy(r.request), r.request.packageName);
+  const warned = community === undefined ? {} : { community };
+  if (r.dryRun) return { ok: true, object: obj, dryRun: true, ...warned };
+  if (community !== undefined && !r.acceptCommunity) return { ok: false, error: community };
   try {
     await ports.client.create(obj);
   } catch (err) {
@@ -87,7 +114,7 @@ export async function requestTenantInstall(
     return { ok: false, error: `${describeObject(obj)} exists already: change it with kubectl, or delete it first` };
   }
   ports.onEvent?.({ type: 'created', object: obj });
-  if (!r.wait) return { ok: true, object: obj, dryRun: false };
+  if (!r.wait) return { ok: true, object: obj, dryRun: false, ...warned };
   const { name, namespace } = r.request;
   const what = `Extension ${namespace}/${name}`;
   const ref = { apiVersion: EXTENSION.apiVersion, kind: EXTENSION.kind, name, namespace };
@@ -100,7 +127,7 @@ export async function requestTenantInstall(
   );
   if (state.state === 'refused') return { ok: false, error: `${what} is refused (${state.rule}): ${state.message}` };
   if (state.state === 'waiting') return { ok: false, error: `${what} is not installed after ${Math.round(r.timeoutMs / 1000)} s: ${state.progress}` };
-  return { ok: true, object: obj, dryRun: false, installed: { bundle: state.bundle, version: state.version } };
+  return { ok: true, object: obj, dryRun: false, installed: { bundle: state.bundle, version: state.version }, ...warned };
 }
 
 /**
