@@ -9,6 +9,7 @@ type Crd = {
   status?: { storedVersions: string[] };
 };
 const CE_FILE = new URL('../../../config/crd/olm.operatorframework.io_clusterextensions.yaml', import.meta.url);
+const COS_FILE = new URL('../../../config/crd/experimental/olm.operatorframework.io_clusterobjectsets.yaml', import.meta.url);
 const clusterExtensionCrd = (): Crd => load(readFileSync(CE_FILE, 'utf8')) as Crd;
 const onCluster = (crd: Crd, storedVersions = ['v1']): Crd => ({ ...structuredClone(crd), status: { storedVersions } });
 const v1Spec = (crd: Crd) => (crd.spec.versions[0]?.schema.openAPIV3Schema.properties as { spec: { properties: Record<string, unknown> } }).spec;
@@ -73,5 +74,51 @@ describe('CRD replacement check', () => {
     const p = manifestCrdProvisions(yaml);
     expect(p.crds).toEqual(['clusterextensions.olm.operatorframework.io']);
     expect(p.lines).toEqual(crdProvisions(clusterExtensionCrd()));
+  });
+
+  it('refuses a release whose schema no longer keeps unknown fields (x-kubernetes-preserve-unknown-fields) or map entries (additionalProperties)', () => {
+    const crd = clusterExtensionCrd();
+    const required = crdRequirements(onCluster(crd));
+    const CE = 'clusterextensions.olm.operatorframework.io';
+    expect(required).toContain(`field ${CE} v1 spec.config.inline.*`);
+    expect(required).toContain(`field ${CE} v1 spec.source.catalog.selector.matchLabels.{}`);
+    const older = structuredClone(crd);
+    type Node = Record<string, unknown> & { properties: Record<string, Node> };
+    const spec = v1Spec(older) as unknown as Node;
+    const inline = spec.properties['config']?.properties['inline'];
+    const matchLabels = spec.properties['source']?.properties['catalog']?.properties['selector']?.properties['matchLabels'];
+    if (inline === undefined || matchLabels === undefined) throw new Error('the CRD changed: no inline or matchLabels');
+    delete inline['x-kubernetes-preserve-unknown-fields'];
+    delete matchLabels['additionalProperties'];
+    const verdict = crdReplacementVerdict(required, crdProvisions(older), 'v0.9.0');
+    expect(verdict).toMatchObject({
+      safe: false,
+      missing: [`field ${CE} v1 spec.config.inline.*`, `field ${CE} v1 spec.source.catalog.selector.matchLabels.{}`],
+    });
+    if (!verdict.safe)
+      expect(verdict.message).toContain(`${CE} v1: field spec.config.inline.* is not in olmv1 v0.9.0's schema (its values would be pruned)`);
+    // A bare `additionalProperties: true` is a map too.
+    expect(
+      crdProvisions({
+        metadata: { name: 'x' },
+        spec: { versions: [{ name: 'v1', served: true, schema: { openAPIV3Schema: { additionalProperties: true } } }] },
+      }),
+    ).toContain('field x v1 {}');
+  });
+
+  it("checks the ClusterObjectSet CRD config/boxcutter adds, which the release manifest does not carry, against the overlay's of the same revision", () => {
+    const ceYaml = readFileSync(CE_FILE, 'utf8');
+    const cosYaml = readFileSync(COS_FILE, 'utf8');
+    const p = manifestCrdProvisions(ceYaml, cosYaml);
+    expect(p.crds).toEqual(['clusterextensions.olm.operatorframework.io', 'clusterobjectsets.olm.operatorframework.io']);
+    const cos = load(cosYaml) as Crd;
+    expect(crdReplacementVerdict(crdRequirements(onCluster(cos)), p.lines, 'v1.0.0')).toEqual({ safe: true });
+    // A newer overlay's ClusterObjectSet CRD with a field this release's lacks: going back is refused.
+    const newer = structuredClone(cos);
+    v1Spec(newer).properties.paused = { type: 'boolean' };
+    expect(crdReplacementVerdict(crdRequirements(onCluster(newer)), p.lines, 'v1.0.0')).toMatchObject({
+      safe: false,
+      missing: ['field clusterobjectsets.olm.operatorframework.io v1 spec.paused'],
+    });
   });
 });

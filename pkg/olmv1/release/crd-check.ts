@@ -8,8 +8,10 @@
  * - `served <crd> <version>`: the cluster serves it, so clients and stored references may use
  *   it: the release must serve it too;
  * - `field <crd> <version> <path>`: a field of that served version's schema (`a.b`, `[]` for an
- *   array's items): the release's schema of that version must have it, or the API server prunes
- *   its values from every object it reads or writes.
+ *   array's items, `{}` for a map's values under `additionalProperties`, `*` for the unknown
+ *   fields `x-kubernetes-preserve-unknown-fields: true` keeps): the release's schema of that
+ *   version must have it, or the API server prunes its values from every object it reads or
+ *   writes (a map's entries, the unknown fields of an object no longer preserving them).
  *
  * A release is safe where every line the cluster requires is provided; each missing line is a
  * reason to refuse. install.sh (install-script.ts) computes the cluster's lines with kubectl's
@@ -29,6 +31,9 @@ const PROJECT_CRDS = [
 interface Schema {
   properties?: Record<string, Schema>;
   items?: Schema;
+  /** A schema for a map's values, or `true` (any value). */
+  additionalProperties?: Schema | boolean;
+  'x-kubernetes-preserve-unknown-fields'?: boolean;
 }
 
 interface Crd {
@@ -41,25 +46,29 @@ interface Crd {
 /**
  * Prints a CRD's facts for install.sh to turn into lines (kubectl `-o go-template`, no other
  * tool): `version <name> <served>`, then `+<property>` / `-` around each property (`+[]` for an
- * array's items) of its schema, then `stored <version>` per stored version.
+ * array's items, `+{}` for `additionalProperties`, whose schema is walked unless it is a bare
+ * `true`, `+*` for `x-kubernetes-preserve-unknown-fields: true`) of its schema, then
+ * `stored <version>` per stored version.
  */
 export const CRD_FACTS_TEMPLATE =
-  '{{define "p"}}{{range $k, $v := .properties}}+{{$k}}\n{{template "p" $v}}-\n{{end}}{{with .items}}+[]\n{{template "p" .}}-\n{{end}}{{end}}' +
+  '{{define "p"}}{{range $k, $v := .properties}}+{{$k}}\n{{template "p" $v}}-\n{{end}}{{with .items}}+[]\n{{template "p" .}}-\n{{end}}' +
+  '{{with .additionalProperties}}+{}\n{{if ne (printf "%T" .) "bool"}}{{template "p" .}}{{end}}-\n{{end}}' +
+  '{{if index . "x-kubernetes-preserve-unknown-fields"}}+*\n-\n{{end}}{{end}}' +
   '{{range .spec.versions}}version {{.name}} {{.served}}\n{{with .schema}}{{with .openAPIV3Schema}}{{template "p" .}}{{end}}{{end}}{{end}}' +
   '{{with .status}}{{range .storedVersions}}stored {{.}}\n{{end}}{{end}}';
 
 function fieldPaths(schema: Schema | undefined, prefix: string, out: string[]): void {
   if (schema === undefined || schema === null || typeof schema !== 'object') return;
-  for (const [name, child] of Object.entries(schema.properties ?? {})) {
+  const child = (name: string, s: Schema | undefined): void => {
     const path = prefix === '' ? name : `${prefix}.${name}`;
     out.push(path);
-    fieldPaths(child, path, out);
-  }
-  if (schema.items !== undefined && schema.items !== null) {
-    const path = prefix === '' ? '[]' : `${prefix}.[]`;
-    out.push(path);
-    fieldPaths(schema.items, path, out);
-  }
+    fieldPaths(s, path, out);
+  };
+  for (const [name, s] of Object.entries(schema.properties ?? {})) child(name, s);
+  if (schema.items !== undefined && schema.items !== null) child('[]', schema.items);
+  const additional = schema.additionalProperties;
+  if (additional !== undefined && additional !== null && additional !== false) child('{}', additional === true ? undefined : additional);
+  if (schema['x-kubernetes-preserve-unknown-fields'] === true) child('*', undefined);
 }
 
 /** The `served` and `field` lines of a CRD's served versions. */
@@ -93,9 +102,13 @@ export function crdProvisions(crd: object): string[] {
   return sorted([...servedLines(c), ...served]);
 }
 
-/** The provisions of the project's CRDs in a release manifest (YAML, several documents). */
-export function manifestCrdProvisions(manifestYaml: string): { crds: string[]; lines: string[] } {
-  const crds = (loadAll(manifestYaml) as Crd[]).filter(
+/**
+ * The provisions of the project's CRDs in a release manifest (YAML, several documents), and in
+ * `overlayCrdsYaml`: CRDs of the release's commit an overlay adds (config/boxcutter's
+ * ClusterObjectSet CRD), checked on a cluster that has them though the manifest does not carry them.
+ */
+export function manifestCrdProvisions(manifestYaml: string, overlayCrdsYaml = ''): { crds: string[]; lines: string[] } {
+  const crds = [...(loadAll(manifestYaml) as Crd[]), ...(loadAll(overlayCrdsYaml) as Crd[])].filter(
     (d): d is Crd => d?.kind === 'CustomResourceDefinition' && (PROJECT_CRDS as readonly string[]).includes(d.metadata?.name ?? ''),
   );
   return { crds: crds.map((c) => c.metadata?.name ?? '').sort(), lines: sorted(crds.flatMap((c) => crdProvisions(c))) };

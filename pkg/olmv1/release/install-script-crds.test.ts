@@ -22,6 +22,8 @@ const imageRef = `registry.example.com/olmv1/olmv1@sha256:${'d'.repeat(64)}`;
 interface Schema {
   properties?: Record<string, Schema>;
   items?: Schema;
+  additionalProperties?: Schema | boolean;
+  'x-kubernetes-preserve-unknown-fields'?: boolean;
 }
 type Crd = {
   spec: { versions: Array<{ name: string; served: boolean; storage: boolean; schema?: { openAPIV3Schema?: Schema } }> };
@@ -42,6 +44,12 @@ function facts(crd: Crd): string {
       walk(s.items);
       out.push('-');
     }
+    if (s.additionalProperties !== undefined && s.additionalProperties !== false) {
+      out.push('+{}');
+      if (s.additionalProperties !== true) walk(s.additionalProperties);
+      out.push('-');
+    }
+    if (s['x-kubernetes-preserve-unknown-fields'] === true) out.push('+*', '-');
   };
   for (const v of crd.spec.versions) {
     out.push(`version ${v.name} ${v.served}`);

@@ -47,7 +47,7 @@ export function renderInstallScript(input: InstallScriptInput): string {
   if (!/@sha256:[0-9a-f]{64}$/.test(image)) throw new Error(`not a digest reference: ${image}`);
   const crdNames = input.crdCheck.crds.map((c) => shellSafe('CRD name', c)).join(' ');
   for (const line of input.crdCheck.lines)
-    if (!/^[A-Za-z0-9._[\] -]+$/.test(line)) throw new Error(`CRD line ${JSON.stringify(line)} holds characters the install script does not take`);
+    if (!/^[A-Za-z0-9._[\]{}* -]+$/.test(line)) throw new Error(`CRD line ${JSON.stringify(line)} holds characters the install script does not take`);
   return `#!/usr/bin/env bash
 # Installs olmv1 ${version} from its release manifest (${manifest}, beside this script, or
 # OLMV1_MANIFEST). Needs kubectl and a cluster with cert-manager running.

@@ -6,9 +6,10 @@
  * documented, but for one addition: both Deployments mount the ConfigMap REGISTRIES_CONF_CONFIGMAP
  * (optional, not in the manifest) as their registries.conf.d, so the cluster's registries.conf
  * drop-ins (install.sh's OLMV1_INSECURE_REGISTRIES, an administrator's mirrors) outlive a
- * re-apply. Refused when any image of the result is not pinned by digest.
+ * re-apply. Refused when any image of the result is not pinned by digest. The ClusterObjectSet CRD
+ * config/boxcutter adds is returned beside it, for install.sh's CRD check (decision 0154).
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEPLOYMENTS, renderOverlay } from '../in-cluster/index.ts';
@@ -41,8 +42,14 @@ interface ReleaseManifestInput {
   kustomize: (dir: string) => Promise<string>;
 }
 
-/** The release manifest's YAML text; throws when an image of it is not pinned by digest. */
-export async function renderReleaseManifest(input: ReleaseManifestInput): Promise<string> {
+/** Where config/boxcutter takes the ClusterObjectSet CRD from, in config/. */
+const BOXCUTTER_CRD = 'crd/experimental/olm.operatorframework.io_clusterobjectsets.yaml';
+
+/**
+ * The release manifest's YAML text, and the CRDs the BoxcutterRuntime overlay of the same
+ * revision adds ('' when it has none); throws when an image of the manifest is not pinned by digest.
+ */
+export async function renderReleaseManifest(input: ReleaseManifestInput): Promise<{ manifest: string; overlayCrds: string }> {
   const work = await mkdtemp(join(tmpdir(), 'olmv1-release-'));
   try {
     await input.extractConfig(work);
@@ -56,7 +63,11 @@ export async function renderReleaseManifest(input: ReleaseManifestInput): Promis
     const yaml = await input.kustomize(overlay);
     const unpinned = unpinnedImages(yaml);
     if (unpinned.length > 0) throw new Error(`the release manifest has images not pinned by digest: ${unpinned.join(', ')}`);
-    return yaml;
+    const overlayCrds = await readFile(join(work, 'config', BOXCUTTER_CRD), 'utf8').catch((e: unknown) => {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return '';
+      throw e;
+    });
+    return { manifest: yaml, overlayCrds };
   } finally {
     await rm(work, { recursive: true, force: true });
   }

@@ -17,7 +17,11 @@ function tools(rendered: (kustomization: string) => string, signed: string[]): R
     pushImage: async () => digest,
     sign: async (ref) => void signed.push(ref),
     extractConfig: async (dir) => {
-      await mkdir(join(dir, 'config'));
+      // config/boxcutter's ClusterObjectSet CRD, which install.sh's CRD check covers too (decision 0154).
+      await mkdir(join(dir, 'config', 'crd', 'experimental'), { recursive: true });
+      const cos =
+        'kind: CustomResourceDefinition\nmetadata: {name: clusterobjectsets.olm.operatorframework.io}\nspec: {versions: [{name: v1, served: true}]}\n';
+      await writeFile(join(dir, 'config', 'crd', 'experimental', 'olm.operatorframework.io_clusterobjectsets.yaml'), cos);
     },
     kustomize: async (dir) => {
       overlay = await readFile(join(dir, 'kustomization.yaml'), 'utf8');
@@ -61,6 +65,10 @@ describe('makeRelease', () => {
     const files = await Promise.all(names.map(async (name) => ({ name, content: await readFile(join(out, 'v1.0.0', name)) })));
     expect(verifyChecksums(await readFile(join(out, 'v1.0.0', 'SHA256SUMS'), 'utf8'), files)).toEqual([]);
     expect(await readFile(join(out, 'v1.0.0', 'olmv1.yaml'), 'utf8')).toContain(`image: ${release.imageRef}`);
+    // The manifest carries no ClusterObjectSet CRD; install.sh still checks the cluster's against the overlay's.
+    const script = await readFile(join(out, 'v1.0.0', 'install.sh'), 'utf8');
+    expect(script).toContain('for crd in clusterobjectsets.olm.operatorframework.io; do');
+    expect(script).toContain('served clusterobjectsets.olm.operatorframework.io v1');
   });
 
   it('refuses a manifest with an image not pinned by digest, writing nothing', async () => {

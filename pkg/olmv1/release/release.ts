@@ -75,7 +75,7 @@ export async function makeRelease(input: ReleaseInput, tools: ReleaseTools): Pro
     await tools.sign(imageRef);
     tools.log(`signed ${imageRef}`);
   }
-  const manifest = await renderReleaseManifest({ imageRef, extractConfig: tools.extractConfig, kustomize: tools.kustomize });
+  const { manifest, overlayCrds } = await renderReleaseManifest({ imageRef, extractConfig: tools.extractConfig, kustomize: tools.kustomize });
   const manifestFile: ReleaseFile = { name: RELEASE_FILES.manifest, content: manifest };
   const install: ReleaseFile = {
     name: RELEASE_FILES.install,
@@ -84,7 +84,7 @@ export async function makeRelease(input: ReleaseInput, tools: ReleaseTools): Pro
       manifestName: RELEASE_FILES.manifest,
       manifestSha256: createHash('sha256').update(manifest).digest('hex'),
       imageRef,
-      crdCheck: manifestCrdProvisions(manifest),
+      crdCheck: manifestCrdProvisions(manifest, overlayCrds),
     }),
   };
   const sbom: ReleaseFile = {
