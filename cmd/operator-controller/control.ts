@@ -37,6 +37,7 @@ import {
   extensionWatches,
   revisionInstaller,
   watchExtensions,
+  watchInstallerAccounts,
 } from '../../pkg/operator-controller/clusterextension/index.ts';
 import { DependencyGauge, InstalledIndex, type CatalogSource, type DependencyPorts } from '../../pkg/operator-controller/dependencyview/index.ts';
 import { RequirementCache, ServerVersionCache, readServerVersion } from '../../pkg/operator-controller/dependencies/index.ts';
@@ -184,14 +185,22 @@ async function lead(o: OperatorControllerOptions, started: Started, p: ProcessPa
   const fed = await extensionFeeds(o, started, p, { queue, memory, stack, leading });
   // Helm runtime: revisions left by an earlier BoxcutterRuntime are taken back, where the kind is served.
   const revisionsServed = revisions === undefined && (await serves(kube, CLUSTER_OBJECT_SET, leading));
-  const reconciler = extensionReconciler(o, started, p, { ...fed, memory, revisions, revisionsServed });
+  // The installers' ServiceAccounts from a cache, where operator-controller may watch them (decision 0155).
+  const accounts = await watchInstallerAccounts({
+    ...started,
+    client: kube.client,
+    defaultInstaller: o.defaultInstallServiceAccount,
+    signal: leading,
+  });
+  if (accounts !== undefined) stack.defer(() => accounts.stopped);
+  const reconciler = extensionReconciler(o, started, p, { ...fed, memory, revisions, revisionsServed, accounts: accounts?.informer });
   const controller = new Controller({
     name: EXTENSION_CONTROLLER_NAME,
     queue,
     reconciler,
     log,
     registry,
-    watches: extensionWatches(extensions, started.objectSets),
+    watches: [...extensionWatches(extensions, started.objectSets), ...(accounts === undefined ? [] : [accounts.watch])],
     concurrency: o.maxConcurrentReconciles,
     reconciles: CLUSTER_EXTENSION,
   });
@@ -357,7 +366,7 @@ function extensionReconciler(
   { kube, registry, extensions }: Started,
   p: ProcessParts,
   // revisionsServed: whether the ClusterObjectSet kind is served (read once when leading starts).
-  built: Pick<ClusterExtensionPorts, 'drift' | 'healthGauge' | 'pulls' | 'dependencies' | 'storedVerdicts'> &
+  built: Pick<ClusterExtensionPorts, 'drift' | 'healthGauge' | 'pulls' | 'dependencies' | 'storedVerdicts' | 'accounts'> &
     Required<Pick<ClusterExtensionPorts, 'clusterProxy'>> & {
       memory: MemoryLimits;
       revisions: ObjectSetController | undefined;
@@ -398,6 +407,7 @@ function extensionReconciler(
       upgrades: createUpgradeNotices(registry),
       features: p.features,
       clusterProxy: built.clusterProxy,
+      accounts: built.accounts,
     },
     {
       stepTimer: stepDurationTimer(registry, EXTENSION_CONTROLLER_NAME),

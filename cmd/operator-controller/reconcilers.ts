@@ -17,7 +17,7 @@ import {
 import { CLUSTER_EXTENSION, parseClusterExtension, type ClusterExtension } from '../../pkg/shared/api/index.ts';
 import { StepReconciler, type Step, type StepTimer } from '../../pkg/shared/controller/index.ts';
 import type { ImageCache } from '../../pkg/shared/image/index.ts';
-import type { EventRecorder, KubeClient, KubeObject, OpenApiSchemas, ScopedClientFactory } from '../../pkg/shared/kube/index.ts';
+import type { EventRecorder, Informer, KubeClient, KubeObject, OpenApiSchemas, ScopedClientFactory } from '../../pkg/shared/kube/index.ts';
 import {
   applyStep,
   finalizersStep,
@@ -81,6 +81,8 @@ export interface ClusterExtensionPorts {
   features: ExtensionFeatures;
   /** The cluster-wide proxy set in operators' containers (decision 0132); none: not set. */
   clusterProxy?: () => ClusterProxy;
+  /** The cluster's ServiceAccounts (decision 0155): an installer held there is not read at validation; none: always read. */
+  accounts?: Pick<Informer<KubeObject>, 'get'>;
   /** Installs extensions whose spec names no ServiceAccount (`--default-install-service-account`); none: they wait. */
   defaultInstaller?: ServiceAccountRef;
   /** Automatic upgrades of extensions without the maintenance-window annotation wait for it (`--maintenance-window`, decision 0122); none: any time. */
@@ -153,7 +155,7 @@ function clusterExtensionSteps(p: ClusterExtensionPorts, lists: RevisionLists, p
       : { applier, scoped, events, newest: async (name: string, signal: AbortSignal) => newestSummary(await lists.list(name, signal)) };
   const steps = [
     finalizersStep({ releases, applier, scoped, bundleCache: p.bundleCache, drift, healthGauge: p.healthGauge, events, upgrades: p.upgrades }),
-    validateStep({ client, events }),
+    validateStep({ client, events, accounts: p.accounts }),
     // Switching runtimes (decision 0125): Helm records into revisions under the gate; back, where revisions may exist.
     migrateStep({ applier }),
     installedStep({ releases, drift, records: p.recordMemory }),

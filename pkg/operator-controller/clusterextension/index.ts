@@ -26,4 +26,5 @@ export { rollbackHoldStep, rollbackStep } from './steps-rollback.ts';
 export { ResolveAhead } from './resolve-ahead.ts';
 export { createUpgradeNotices, type UpgradeNotices } from './upgrade-notices.ts';
 export { finalizersStep } from './uninstall.ts';
+export { watchInstallerAccounts } from './installer-accounts.ts';
 export { watchExtensions } from './watches.ts';

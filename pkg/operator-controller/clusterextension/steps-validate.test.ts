@@ -42,6 +42,22 @@ describe('validate step', () => {
     expect(s.ce.status).toBeUndefined();
   });
 
+  it('reads no ServiceAccount the cache holds, its own or the default installer (decision 0155); one it lacks is read', async () => {
+    const reads: string[] = [];
+    const accounts = {
+      get: (key: string) =>
+        ['ns/sa', 'olmv1-system/default'].includes(key) ? { apiVersion: 'v1', kind: 'ServiceAccount', metadata: {} } : undefined,
+    };
+    expect(await validate({ ...portsWith(['Namespace/ns'], reads), accounts }, state())).toBeUndefined();
+    expect(reads).toEqual([]);
+    const byDefault = extensionState({ installer: { namespace: 'olmv1-system', name: 'default', isDefault: true } });
+    expect(await validate({ ...portsWith(['Namespace/ns'], reads), accounts }, byDefault)).toBeUndefined();
+    expect(reads).toEqual(['Namespace/ns']);
+    const other = extensionState({ installer: { namespace: 'ns', name: 'other', isDefault: false } });
+    expect(await validate({ ...portsWith(['Namespace/ns', 'ServiceAccount/other'], reads), accounts }, other)).toBeUndefined();
+    expect(reads).toEqual(['Namespace/ns', 'ServiceAccount/other']);
+  });
+
   it("names a missing ServiceAccount in upstream's words; the commands that create it are a Warning Event, once", async () => {
     const reads: string[] = [];
     const events: string[] = [];

@@ -6,7 +6,7 @@
 import { RELEASE_NAME_MESSAGE } from '../../shared/api/index.ts';
 import { POLL, type Step, type StepOutcome } from '../../shared/controller/index.ts';
 import { TerminalError, errorMessage } from '../../shared/errors/index.ts';
-import { isNotFound, type EventRecorder, type KubeClient, type ObjectRef } from '../../shared/kube/index.ts';
+import { isNotFound, type EventRecorder, type Informer, type KubeClient, type KubeObject, type ObjectRef } from '../../shared/kube/index.ts';
 import { isReleaseName } from '../release/index.ts';
 import { noInstallerMessage, type Installer } from './installer.ts';
 import type { ExtensionState } from './pipeline-state.ts';
@@ -22,6 +22,11 @@ export interface ValidatePorts {
   client: Pick<KubeClient, 'get'>;
   /** Where the commands that create what is missing go (a Warning Event, once per change). */
   events: EventRecorder;
+  /**
+   * The cluster's ServiceAccounts by `namespace/name` (installer-accounts.ts): one held there is
+   * not read; one it lacks is read live (it may be newer than the cache). None: always read.
+   */
+  accounts?: Pick<Informer<KubeObject>, 'get'>;
 }
 
 /**
@@ -31,7 +36,7 @@ export interface ValidatePorts {
  * its GET of the ServiceAccount answers); the commands that create what is missing go to an
  * InstallerMissing Warning Event, once per change of its text. The ServiceAccount is read first:
  * it exists in every reconcile but the first few, and only its absence needs the namespace read
- * that tells which of the two is missing.
+ * that tells which of the two is missing. With `accounts`, a ServiceAccount it holds is not read.
  */
 export function validateStep(ports: ValidatePorts): Step<ExtensionState> {
   const reported = new NoteMemory();
@@ -85,7 +90,7 @@ interface Problem {
 async function serviceAccountProblem(ports: ValidatePorts, state: ExtensionState, sa: Installer): Promise<Problem | undefined> {
   const ns = sa.namespace;
   const create = `kubectl create serviceaccount ${sa.name} -n ${ns}`;
-  const account = await lookup(ports, state, { apiVersion: 'v1', kind: 'ServiceAccount', namespace: ns, name: sa.name });
+  const account = await lookupAccount(ports, state, sa);
   if (account !== 'missing') return account === undefined ? undefined : { condition: `error getting service account: ${account.error}` };
   const condition = `service account ${JSON.stringify(sa.name)} not found in namespace ${JSON.stringify(ns)}`;
   const namespace = await lookup(ports, state, { apiVersion: 'v1', kind: 'Namespace', name: ns });
@@ -101,11 +106,17 @@ async function defaultInstallerProblem(ports: ValidatePorts, state: ExtensionSta
   const namespace = await lookup(ports, state, { apiVersion: 'v1', kind: 'Namespace', name: ns });
   if (namespace === 'missing') return { condition: `namespace ${JSON.stringify(ns)} not found: create it (kubectl create namespace ${ns})` };
   if (namespace !== undefined) return { condition: `error getting namespace: ${namespace.error}` };
-  const account = await lookup(ports, state, { apiVersion: 'v1', kind: 'ServiceAccount', namespace: sa.namespace, name: sa.name });
+  const account = await lookupAccount(ports, state, sa);
   if (account === undefined) return undefined;
   if (account !== 'missing') return { condition: `error getting service account: ${account.error}` };
   const what = `the default install service account ${sa.namespace}/${sa.name} (--default-install-service-account)`;
   return { condition: `${what} does not exist: create it with the RBAC the extensions need, or set spec.serviceAccount` };
+}
+
+/** As `lookup`, for a ServiceAccount: from `accounts` when it holds it, else read. */
+function lookupAccount(ports: ValidatePorts, state: ExtensionState, sa: Installer): ReturnType<typeof lookup> {
+  if (ports.accounts?.get(`${sa.namespace}/${sa.name}`) !== undefined) return Promise.resolve(undefined);
+  return lookup(ports, state, { apiVersion: 'v1', kind: 'ServiceAccount', namespace: sa.namespace, name: sa.name });
 }
 
 /** Reads `ref` with the controller's identity: undefined when it exists, `missing` when it is not found, else the read's error. */
