@@ -363,7 +363,7 @@ function objectSetController(o: OperatorControllerOptions, started: Started, p: 
 /** The ClusterExtension reconciler over this process's parts and what `lead` built for it. */
 function extensionReconciler(
   o: OperatorControllerOptions,
-  { kube, registry, extensions }: Started,
+  { kube, registry, extensions, objectSets }: Started,
   p: ProcessParts,
   // revisionsServed: whether the ClusterObjectSet kind is served (read once when leading starts).
   built: Pick<ClusterExtensionPorts, 'drift' | 'healthGauge' | 'pulls' | 'dependencies' | 'storedVerdicts' | 'accounts'> &
@@ -388,6 +388,7 @@ function extensionReconciler(
               systemNamespace: o.systemNamespace,
               settled: (name: string) => p.revisionWrites.idle(name),
               cacheBudget: built.memory.records.budget,
+              ...(objectSets === undefined ? {} : { cachedRevisions: () => objectSets.list() }),
             },
           }),
       ...(revisions === undefined && built.revisionsServed ? { revisionsServed: { systemNamespace: o.systemNamespace } } : {}),

@@ -116,6 +116,16 @@ function harness(versions: string[]) {
   } satisfies Omit<ClusterExtensionPorts, 'releases'>;
   // As control.ts composes them: revisions in ClusterObjectSets, Helm records only migrated from.
   const boxcutter = clusterExtensionReconciler({ ...common, releases: helmReleases, boxcutter: { systemNamespace: SYSTEM_NAMESPACE } });
+  // The same, reading the revisions from the informer's copies as of the last `sync` (control.ts passes Informer.list).
+  let copies: readonly KubeObject[] = [];
+  const sync = (): void => {
+    copies = [...own.objects.values()].filter((o) => o.kind === 'ClusterObjectSet').map((o) => Object.freeze(structuredClone(o)));
+  };
+  const cached = clusterExtensionReconciler({
+    ...common,
+    releases: helmReleases,
+    boxcutter: { systemNamespace: SYSTEM_NAMESPACE, cachedRevisions: () => copies },
+  });
   // The Helm runtime over the same records, for the extension installed before the gate.
   const helm = clusterExtensionReconciler({ ...common, releases: helmReleases });
   const ctx = { signal: new AbortController().signal, log: pino({ level: 'silent' }) };
@@ -124,6 +134,8 @@ function harness(versions: string[]) {
     [...own.objects.values()].filter((o): o is ObjectSetManifest => o.kind === 'ClusterObjectSet').sort((a, b) => a.spec.revision - b.spec.revision);
   return {
     reconcile: () => boxcutter.reconcile('ext', ctx),
+    reconcileCached: () => cached.reconcile('ext', ctx),
+    sync,
     reconcileHelm: () => helm.reconcile('ext', ctx),
     ce: stored,
     own,
@@ -206,7 +218,7 @@ describe('ClusterExtension reconciler under the BoxcutterRuntime (assembled step
     // Only revisions and their Secrets are written; no Helm record, nothing as the installer.
     expect(h.own.writes.filter((w) => !w.startsWith('patch ClusterExtension') && !w.startsWith('status ClusterExtension'))).toEqual([
       `create Secret ${SYSTEM_NAMESPACE}/${set?.spec.phases[0]?.objects[0]?.ref?.name}`,
-      'apply ClusterObjectSet ext-1',
+      'create ClusterObjectSet ext-1',
       `patch Secret ${SYSTEM_NAMESPACE}/${set?.spec.phases[0]?.objects[0]?.ref?.name}`,
     ]);
     expect(h.helmReleases.records).toEqual([]);
@@ -286,6 +298,35 @@ describe('ClusterExtension reconciler under the BoxcutterRuntime (assembled step
     expect(h.ce().status?.activeRevisions).toEqual([{ name: 'ext-1' }, { name: 'ext-2' }]);
   });
 
+  it("reads the extension's revisions from the informer's copies: no list a reconcile, but while a revision it made is not in them (issue 74)", async () => {
+    const h = harness(['1.0.0']);
+    await h.reconcile();
+    await h.reconcile();
+    h.succeed('ext-1', '1.0.0');
+    await h.reconcile();
+    h.sync();
+    const lists = (from: number): string[] => h.own.calls.slice(from).filter((c) => c.startsWith('list ClusterObjectSet'));
+    let from = h.own.calls.length;
+    await expect(h.reconcileCached()).resolves.toEqual({});
+    expect(lists(from)).toEqual([]);
+    expect(conditions(h.ce(), 'Installed')).toEqual([`Installed: True Succeeded "Installed bundle ${bundleImage('p', '1.0.0')} successfully"`]);
+
+    // An upgrade: revision 2 made on the copy; the reads after it list until the copy shows it, and make no revision 3.
+    h.catalog.versions = ['1.0.0', '1.1.0'];
+    from = h.own.calls.length;
+    await expect(h.reconcileCached()).resolves.toEqual({});
+    expect(lists(from)).toHaveLength(1);
+    from = h.own.calls.length;
+    await expect(h.reconcileCached()).resolves.toEqual({});
+    expect(lists(from)).toHaveLength(1);
+    expect(h.sets().map((s) => s.metadata.name)).toEqual(['ext-1', 'ext-2']);
+    h.sync();
+    from = h.own.calls.length;
+    await expect(h.reconcileCached()).resolves.toEqual({});
+    expect(lists(from)).toEqual([]);
+    expect(h.ce().status?.activeRevisions).toEqual([{ name: 'ext-1' }, { name: 'ext-2' }]);
+  });
+
   it('upgrade: a newer catalog version is revision 2; revision 1 stays installed until 2 has succeeded', async () => {
     const h = harness(['1.0.0']);
     await h.reconcile();
@@ -302,7 +343,7 @@ describe('ClusterExtension reconciler under the BoxcutterRuntime (assembled step
       'Normal RevisionCreated: Created revision 2 (ClusterObjectSet ext-2) of bundle p.v1.1.0 (version 1.1.0) (installed: version 1.0.0); rolling out',
     );
     // The reconciler leaves revision 1 alone (its archiving is revision 2's controller's, once 2 succeeded).
-    expect(h.own.writes.filter((w) => w.includes('ClusterObjectSet ext-1'))).toEqual(['apply ClusterObjectSet ext-1']);
+    expect(h.own.writes.filter((w) => w.includes('ClusterObjectSet ext-1'))).toEqual(['create ClusterObjectSet ext-1']);
     // Revision 1 is still the installed one; revision 2 is listed as rolling out.
     expect(conditions(h.ce(), 'Installed')).toEqual([`Installed: True Succeeded "Installed bundle ${bundleImage('p', '1.0.0')} successfully"`]);
     expect(h.ce().status?.install).toEqual({ bundle: { name: 'p.v1.0.0', version: '1.0.0' } });

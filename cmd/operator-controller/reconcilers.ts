@@ -9,6 +9,7 @@ import {
   type CacheBudget,
   createObjectSetReleases,
   createReleaseApplier,
+  cachedRevisions,
   listRevisions,
   migrateToReleases,
   newestSummary,
@@ -107,6 +108,8 @@ interface BoxcutterPorts {
   settled?: (extension: string) => Promise<void>;
   /** The budget the revisions' objects read back are kept under (the release records' memory port); none: their own bound only. */
   cacheBudget?: CacheBudget;
+  /** The ClusterObjectSet informer's copies (`Informer.list`), read instead of listing each reconcile (lists.ts); none: listed. */
+  cachedRevisions?: () => readonly Readonly<KubeObject>[];
 }
 
 /** Options besides the ports. */
@@ -186,7 +189,8 @@ export function clusterExtensionReconciler(
   o: ClusterExtensionReconcilerOptions = {},
 ): StepReconciler<ClusterExtension, ExtensionState> {
   // Under BoxcutterRuntime one list of an extension's revisions answers every read of a reconcile until it writes them.
-  const lists = new RevisionLists((name, signal) => listRevisions(p.client, name, signal));
+  const cached = p.boxcutter?.cachedRevisions;
+  const lists = new RevisionLists((name, signal) => listRevisions(p.client, name, signal), cached && cachedRevisions(cached));
   const state = newExtensionState(p.defaultInstaller);
   return new StepReconciler<ClusterExtension, ExtensionState>({
     client: p.client,

@@ -23,6 +23,6 @@ export { createReleaseApplier, type DriftMemory } from './helm/applier.ts';
 export { createBoxcutterApplier } from './boxcutter/applier.ts';
 export { migrateToReleases } from './boxcutter/unmigrate.ts';
 export { newestSummary } from './boxcutter/status.ts';
-export { type CacheBudget, createObjectSetReleases, listRevisions } from './boxcutter/store.ts';
+export { type CacheBudget, cachedRevisions, createObjectSetReleases, listRevisions } from './boxcutter/store.ts';
 export { RevisionLists } from './boxcutter/lists.ts';
 export { desiredRevision, type ObjectSetManifest } from './boxcutter/revision.ts';

@@ -38,6 +38,7 @@ import { AppliedObjects } from './applied.ts';
 import { RevisionObjectWatches } from './watches.ts';
 import type { WriterFor } from './writer.ts';
 import { parseWithOwners } from './authority.ts';
+import { Siblings } from './siblings.ts';
 
 /** The `controller` label and log field of the ClusterObjectSet controller (controller-runtime's name for it upstream). */
 const OBJECT_SET_CONTROLLER_NAME = 'clusterobjectset';
@@ -52,6 +53,8 @@ interface ObjectSetPorts {
   systemNamespace?: string;
   /** The watches of the active revisions' objects (watches.ts); none: nothing is watched (tests of the steps). */
   watches?: Pick<RevisionObjectWatches, 'track' | 'forget'>;
+  /** The ClusterObjectSet informer's copies (`Informer.list`): a revision's siblings are read there (siblings.ts); none: listed. */
+  cachedRevisions?: () => readonly Readonly<KubeObject>[];
 }
 
 /** Options besides the ports. */
@@ -70,6 +73,8 @@ interface ObjectSetReconcilerOptions {
 export function clusterObjectSetReconciler(p: ObjectSetPorts, o: ObjectSetReconcilerOptions = {}): StepReconciler<ClusterObjectSet, ObjectSetState> {
   // What this controller applied: a reconcile sends no apply that would change nothing (applied.ts).
   const applied = new AppliedObjects();
+  // The other active revisions of a revision's extension, and the ones this controller archived (siblings.ts).
+  const siblings = new Siblings(p.client, p.cachedRevisions);
   return new StepReconciler<ClusterObjectSet, ObjectSetState>({
     client: p.client,
     type: { apiVersion: CLUSTER_OBJECT_SET.apiVersion, kind: CLUSTER_OBJECT_SET.kind },
@@ -80,10 +85,10 @@ export function clusterObjectSetReconciler(p: ObjectSetPorts, o: ObjectSetReconc
       ...(p.watches === undefined ? [] : [unwatchStep({ watches: p.watches })]),
       deletionStep(),
       writerStep({ writerFor: p.writerFor }),
-      loadStep({ client: p.client, ...(p.systemNamespace === undefined ? {} : { systemNamespace: p.systemNamespace }) }),
+      loadStep({ client: p.client, siblings, ...(p.systemNamespace === undefined ? {} : { systemNamespace: p.systemNamespace }) }),
       archiveStep(),
       ...(p.watches === undefined ? [] : [watchStep({ watches: p.watches })]),
-      rolloutStep({ client: p.client, applied, ...(o.probeRequeueMs === undefined ? {} : { probeRequeueMs: o.probeRequeueMs }) }),
+      rolloutStep({ client: p.client, applied, siblings, ...(o.probeRequeueMs === undefined ? {} : { probeRequeueMs: o.probeRequeueMs }) }),
       ...(p.watches === undefined ? [] : [watchStep({ watches: p.watches }, 'rewatch')]),
     ],
     ...(o.registry === undefined ? {} : { stepTimer: stepDurationTimer(o.registry, OBJECT_SET_CONTROLLER_NAME) }),
@@ -170,7 +175,10 @@ export function createObjectSetController(o: ObjectSetControllerOptions): Object
   const controller = new Controller({
     name: OBJECT_SET_CONTROLLER_NAME,
     // Each reconcile reads the revision from the informer, as upstream's from its cache.
-    reconciler: clusterObjectSetReconciler({ ...o.ports, watches: objects }, { ...o, cached: (name) => o.informer.get(name) }),
+    reconciler: clusterObjectSetReconciler(
+      { ...o.ports, watches: objects, cachedRevisions: () => o.informer.list() },
+      { ...o, cached: (name) => o.informer.get(name) },
+    ),
     log: o.log,
     ...(o.registry === undefined ? {} : { registry: o.registry }),
     watches: [{ informer: o.informer, keys: objectSetKeys }],

@@ -19,11 +19,11 @@ import {
 } from '../../shared/api/index.ts';
 import { addFinalizers, isDeleting, removeFinalizer, type ReconcileContext, type Step, type StepOutcome } from '../../shared/controller/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
-import type { KubeClient } from '../../shared/kube/index.ts';
+import { isNotFound, type KubeClient } from '../../shared/kube/index.ts';
 import type { AppliedObjects } from './applied.ts';
-import { sameExtensionController } from './authority.ts';
 import { MANAGED_BY_SELECTOR } from './ownership.ts';
 import { firstMissingKind, systemObjectsMessage } from './preflight.ts';
+import { Siblings } from './siblings.ts';
 import type { RevisionWriter, WriterFor } from './writer.ts';
 import type { RevisionObjectWatches } from './watches.ts';
 import {
@@ -134,30 +134,6 @@ function writerOf(s: ObjectSetState): NonNullable<ObjectSetState['writer']> {
 }
 
 /**
- * The other active revisions of the same extension: by the owner-name label when the extension is
- * proven (none otherwise), and with the same controller owner reference (a label is not proof).
- */
-async function siblingsOf(
-  client: ObjectSetClient,
-  owner: string | undefined,
-  cos: ClusterObjectSet,
-  signal: AbortSignal,
-): Promise<ClusterObjectSet[]> {
-  if (owner === undefined) return [];
-  const { items } = await client.listAll<ClusterObjectSet & { apiVersion: string; kind: string }>(
-    { apiVersion: CLUSTER_OBJECT_SET.apiVersion, kind: CLUSTER_OBJECT_SET.kind },
-    { labelSelector: `${OWNER_NAME_LABEL}=${owner}`, signal },
-  );
-  return items.filter(
-    (r) =>
-      r.metadata.name !== cos.metadata.name &&
-      r.spec.lifecycleState !== LifecycleState.Archived &&
-      r.metadata.deletionTimestamp === undefined &&
-      sameExtensionController(cos, r),
-  );
-}
-
-/**
  * Resolves the revision: referenced Secrets must be immutable and resolve to what the first
  * reconcile recorded (`status.observedPhases`), else the revision is Blocked (no retry: a
  * person must act, and the change of the Secret or an edit of the object wakes it). A Secret
@@ -182,7 +158,8 @@ function secretReader(
   };
 }
 
-export function loadStep(d: { client: ObjectSetClient; systemNamespace?: string }): Step<ObjectSetState> {
+export function loadStep(d: { client: ObjectSetClient; systemNamespace?: string; siblings?: Siblings }): Step<ObjectSetState> {
+  const siblings = d.siblings ?? new Siblings(d.client);
   return {
     name: 'load',
     run: async (s): Promise<StepOutcome> => {
@@ -206,10 +183,10 @@ export function loadStep(d: { client: ObjectSetClient; systemNamespace?: string 
       }
       let loaded;
       try {
-        const siblings = await siblingsOf(d.client, writer.extension, cos, signal).catch((err: unknown) => {
+        const others = await siblings.of(writer.extension, cos, signal).catch((err: unknown) => {
           throw new Error(`listing sibling revisions: listing revisions: ${errorMessage(err)}`, { cause: err });
         });
-        loaded = { ...(await loadPhases(secrets, cos, signal, d.systemNamespace)), siblings };
+        loaded = { ...(await loadPhases(secrets, cos, signal, d.systemNamespace)), siblings: others };
       } catch (err) {
         markRetrying(cos, errorMessage(err), s.deadline);
         throw new Error(`converting to boxcutter revision: ${errorMessage(err)}`, { cause: err });
@@ -320,6 +297,8 @@ interface RolloutDeps {
   probeRequeueMs?: number;
   /** What earlier reconciles applied (applied.ts); none: every apply is sent. */
   applied?: AppliedObjects;
+  /** Told of each sibling archived (siblings.ts), as loadStep's. */
+  siblings?: Pick<Siblings, 'archived'>;
 }
 
 /**
@@ -394,15 +373,19 @@ export function rolloutStep(d: RolloutDeps): Step<ObjectSetState> {
       if (outcome.complete) {
         for (const previous of siblings.filter((r) => r.spec.revision < cos.spec.revision)) {
           try {
+            // On the resourceVersion read (the informer's copy, siblings.ts): a copy behind it conflicts, and the reconcile is retried.
             await d.client.patch(
               { apiVersion: CLUSTER_OBJECT_SET.apiVersion, kind: CLUSTER_OBJECT_SET.kind, name: previous.metadata.name },
-              { spec: { lifecycleState: LifecycleState.Archived } },
+              { metadata: { resourceVersion: previous.metadata.resourceVersion }, spec: { lifecycleState: LifecycleState.Archived } },
               'merge',
               { signal: s.signal },
             );
           } catch (err) {
+            // Gone: nothing left to hand over.
+            if (isNotFound(err)) continue;
             throw new Error(`archive previous Revision: ${errorMessage(err)}`, { cause: err });
           }
+          if (writer.extension !== undefined) d.siblings?.archived(writer.extension, previous);
         }
         markSucceeded(cos, version);
         return undefined;

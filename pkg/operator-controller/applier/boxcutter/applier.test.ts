@@ -140,7 +140,7 @@ describe('createBoxcutterApplier: apply', () => {
       expect.objectContaining({ kind: 'ClusterObjectSet', name: 'test-ext-1', uid: set?.metadata.uid, controller: true }),
     ]);
     // Secrets first, the revision, then its ownership of them: a crash leaves nothing unowned for long
-    expect(cluster.writes.map((w) => w.split(' ').slice(0, 2).join(' '))).toEqual(['create Secret', 'apply ClusterObjectSet', 'patch Secret']);
+    expect(cluster.writes.map((w) => w.split(' ').slice(0, 2).join(' '))).toEqual(['create Secret', 'create ClusterObjectSet', 'patch Secret']);
   });
 
   it('keeps the newest revision when the content is unchanged: nothing written', async () => {
@@ -297,9 +297,9 @@ describe('createBoxcutterApplier: apply', () => {
 
   it('reports each failing step as upstream words it, and a retry completes', async () => {
     const { cluster, applier, request, sets } = setup();
-    cluster.refuse('apply ClusterObjectSet test-ext-1', new ApiError(500, 'InternalError', 'etcd down'));
+    cluster.refuse('create ClusterObjectSet test-ext-1', new ApiError(500, 'InternalError', 'etcd down'));
     await expect(applier.apply(await request(), desired([cm('a')]))).rejects.toThrow('creating new Revision: etcd down');
-    cluster.refuse('apply ClusterObjectSet test-ext-1', undefined);
+    cluster.refuse('create ClusterObjectSet test-ext-1', undefined);
     expect((await applier.apply(await request(), desired([cm('a')]))).changed).toBe(true);
     expect(sets()).toHaveLength(1);
 

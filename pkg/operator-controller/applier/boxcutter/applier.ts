@@ -36,7 +36,15 @@
  */
 import { FIELD_MANAGER, LifecycleState } from '../../../shared/api/index.ts';
 import { errorMessage } from '../../../shared/errors/index.ts';
-import { isInvalid, isNotFound, type KubeClient, type KubeObject, type ScopedClientFactory } from '../../../shared/kube/index.ts';
+import {
+  isAlreadyExists,
+  isConflict,
+  isInvalid,
+  isNotFound,
+  type KubeClient,
+  type KubeObject,
+  type ScopedClientFactory,
+} from '../../../shared/kube/index.ts';
 import { jsonEqual } from '../../../shared/controller/index.ts';
 import type { Release, ReleaseStore } from '../../release/index.ts';
 import { migrateFromReleases } from './migrate.ts';
@@ -185,11 +193,18 @@ export function createBoxcutterApplier(ports: BoxcutterApplierPorts): Applier {
     const inline = desiredRevision(owner, desired, nextRevisionNumber(sets), kept);
     const name = inline.metadata.name;
     for (const gone of revisionsToCollect(sets)) {
+      // On the uid listed: the revisions may be the informer's copies, and a name is not proof.
+      const uid = sets.find((s) => s.metadata.name === gone)?.metadata.uid;
       try {
-        await client.delete({ apiVersion: inline.apiVersion, kind: inline.kind, name: gone }, { signal });
+        await client.delete(
+          { apiVersion: inline.apiVersion, kind: inline.kind, name: gone },
+          { signal, ...(uid === undefined ? {} : { preconditions: { uid } }) },
+        );
       } catch (err) {
-        if (!isNotFound(err)) throw new Error(`garbage collecting old revisions: deleting archived revision: ${errorMessage(err)}`, { cause: err });
+        if (!isNotFound(err) && !isConflict(err))
+          throw new Error(`garbage collecting old revisions: deleting archived revision: ${errorMessage(err)}`, { cause: err });
       }
+      lists.changed(owner.name, signal, { name: gone, uid, gone: true });
     }
     let packed;
     try {
@@ -201,11 +216,19 @@ export function createBoxcutterApplier(ports: BoxcutterApplierPorts): Applier {
     await createRefSecrets(client, packed.secrets, signal);
     let answer: ObjectSetManifest;
     try {
-      answer = asObjectSet(await client.apply(set, writing(signal)));
+      // Created, not applied: its number read from the informer's copy may be taken already (a
+      // revision not yet in the copy), and then the create fails and the reconcile is retried,
+      // reading the revisions from the API server (lists.ts), where an apply would overwrite it.
+      answer = asObjectSet(await client.create(set, { fieldManager: FIELD_MANAGER, signal }));
     } catch (err) {
+      // Made or not, a revision of that name may be there: the reads after it list until it is in the copy.
+      lists.changed(owner.name, signal, { name });
+      if (isAlreadyExists(err))
+        throw new Error(`creating new Revision: ${name} exists already, retrying with the revisions listed again`, { cause: err });
       throw new Error(`creating new Revision: ${errorMessage(err)}`, { cause: err });
     }
     const uid = answer.metadata.uid;
+    lists.changed(owner.name, signal, { name, uid });
     if (uid === undefined) throw new Error(`creating new Revision: ${name} has no uid`);
     try {
       await ownRefSecrets(client, { name, uid }, packed.secrets, signal);
@@ -273,7 +296,8 @@ export function createBoxcutterApplier(ports: BoxcutterApplierPorts): Applier {
     if (current !== undefined) {
       const compared = comparedWith(owner, desired, current);
       if (sameRevision(current, compared) && (await keepCurrent(current, compared, signal))) {
-        if (!mutableUpToDate(current, compared)) lists.changed(extension.name, signal);
+        if (!mutableUpToDate(current, compared))
+          lists.changed(extension.name, signal, { name: current.metadata.name, uid: current.metadata.uid, on: current.metadata.resourceVersion });
         return keep(current);
       }
       // The same bundle in another revision still active (the installed one's record stood in for
@@ -305,7 +329,16 @@ export function createBoxcutterApplier(ports: BoxcutterApplierPorts): Applier {
       if (ports.helmReleases === undefined) return 'none';
       let outcome;
       try {
-        outcome = await migrateFromReleases({ client, releases: ports.helmReleases, list: (name, s) => lists.list(name, s) }, owner, signal);
+        outcome = await migrateFromReleases(
+          {
+            client,
+            releases: ports.helmReleases,
+            list: (name, s) => lists.list(name, s),
+            wrote: (write) => lists.changed(owner.name, signal, write),
+          },
+          owner,
+          signal,
+        );
       } catch (err) {
         // It may have written revision 1: the reads after it list again.
         lists.changed(owner.name, signal);

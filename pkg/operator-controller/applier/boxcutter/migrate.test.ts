@@ -94,7 +94,7 @@ describe('migrateFromReleases', () => {
       },
     ]);
     expect([cluster.live(cm)?.metadata.uid, cluster.live(deployment)?.metadata.uid]).toEqual(uids);
-    expect(cluster.writes).toEqual(['apply ClusterObjectSet ext-1', 'status ClusterObjectSet ext-1']);
+    expect(cluster.writes).toEqual(['create ClusterObjectSet ext-1', 'status ClusterObjectSet ext-1']);
 
     // idempotent: a second call writes nothing
     expect(await migrateFromReleases(ports, owner)).toBe('none');

@@ -8,7 +8,8 @@
  *   failed upgrade say): revision 1 made from that record's objects (revision.ts
  *   `migratedRevision`: collision protection None, so the ClusterObjectSet controller adopts
  *   the live objects, uids kept, nothing recreated), its objects inline as upstream writes
- *   them, server-side applied; then marked Succeeded at once (`Revision succeeded - migrated
+ *   them, created (AlreadyExists, a revision 1 the list did not show, fails the migration, which
+ *   the next reconcile retries on the revisions listed again); then marked Succeeded at once (`Revision succeeded - migrated
  *   from Helm release`), since the record describes a working installation and the steps must
  *   find it installed before the ClusterObjectSet controller has looked at it;
  * - else (no records, none deployed): nothing; the normal rollout installs.
@@ -16,7 +17,8 @@
  * The records are left in place (upstream leaves them too): turning the gate off again finds them.
  */
 import { CLUSTER_OBJECT_SET, FIELD_MANAGER, ObjectSetConditionType, formatKubeTime } from '../../../shared/api/index.ts';
-import type { KubeClient } from '../../../shared/kube/index.ts';
+import { isAlreadyExists, type KubeClient } from '../../../shared/kube/index.ts';
+import type { OwnWrite } from './own-writes.ts';
 import { deployedRelease, type Release, type ReleaseStore } from '../../release/index.ts';
 import { MIGRATED_FROM_HELM_LABEL, migratedRevision, type ObjectSetManifest, type RevisionOwner } from './revision.ts';
 import { asObjectSet, listRevisions } from './store.ts';
@@ -65,6 +67,8 @@ interface MigrationPorts {
   /** Lists the extension's revisions (default: store.ts `listRevisions` with `client`; the reconcile's shared lists, lists.ts). */
   list?: (name: string, signal?: AbortSignal) => Promise<ObjectSetManifest[]>;
   now?: () => Date;
+  /** Told of each write of a revision (the reads after it wait for the informer's copy to show it, lists.ts). */
+  wrote?: (write: OwnWrite) => void;
 }
 
 /** Outcome of {@link migrateFromReleases}. */
@@ -83,8 +87,17 @@ export async function migrateFromReleases(ports: MigrationPorts, owner: Revision
   if (plan.action === 'none') return 'none';
   let name: string;
   if (plan.action === 'create') {
-    await client.apply(plan.set, { fieldManager: FIELD_MANAGER, force: true, ...(signal === undefined ? {} : { signal }) });
     name = plan.set.metadata.name;
+    let made;
+    try {
+      made = await client.create(plan.set, { fieldManager: FIELD_MANAGER, ...(signal === undefined ? {} : { signal }) });
+    } catch (err) {
+      ports.wrote?.({ name });
+      if (isAlreadyExists(err))
+        throw new Error(`creating migrated revision: ${name} exists already, retrying with the revisions listed again`, { cause: err });
+      throw err;
+    }
+    ports.wrote?.({ name, uid: made.metadata.uid });
   } else name = plan.name;
   await markSucceeded(ports, name, signal);
   return plan.action === 'create' ? 'created' : 'marked';
@@ -116,6 +129,7 @@ async function markSucceeded(ports: MigrationPorts, name: string, signal?: Abort
   const conditions = previous === undefined ? [...old, condition] : old.map((c) => (c === previous ? condition : c));
   try {
     await client.updateStatus({ ...set, status: { ...set.status, conditions } }, options);
+    ports.wrote?.({ name, uid: set.metadata.uid, on: set.metadata.resourceVersion });
   } catch (err) {
     throw new Error(`updating migrated revision status: ${errorMessage(err)}`, { cause: err });
   }

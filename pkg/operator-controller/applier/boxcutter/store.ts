@@ -60,6 +60,28 @@ export async function listRevisions(client: KubeClient, name: string, signal?: A
   return sortRevisions(items.map(asObjectSet));
 }
 
+/**
+ * The revisions of an extension as the ClusterObjectSet informer holds them (`objects`: its
+ * copies, all extensions'), oldest first: found by the owner-name label as `listRevisions` finds
+ * them. Each copy is checked for shape once (a copy is replaced, not changed, by the informer).
+ */
+export function cachedRevisions(objects: () => readonly Readonly<KubeObject>[]): (name: string) => ObjectSetManifest[] {
+  const parsed = new WeakMap<object, ObjectSetManifest>();
+  return (name) => {
+    const sets: ObjectSetManifest[] = [];
+    for (const raw of objects()) {
+      if (raw.metadata.labels?.[OWNER_NAME_LABEL] !== name) continue;
+      let set = parsed.get(raw);
+      if (set === undefined) {
+        set = asObjectSet(raw as KubeObject);
+        parsed.set(raw, set);
+      }
+      sets.push(set);
+    }
+    return sortRevisions(sets);
+  };
+}
+
 /** The objects of revision `set`, in phase order, inline or read from its Secrets (a ref without a namespace: `systemNamespace`'s). */
 export async function revisionObjects(client: KubeClient, set: ObjectSetManifest, signal?: AbortSignal, systemNamespace = ''): Promise<KubeObject[]> {
   return (await resolveRefs(client, set.spec.phases, signal, systemNamespace)).flat();
