@@ -20,7 +20,7 @@ const USAGE = `Usage: olmv1 install PACKAGE [--name NAME] [-n NAMESPACE] [--vers
          [--catalog NAME | -l SELECTOR] [--upgrade-constraint-policy CatalogProvided|SelfCertified]
          [--crd-upgrade-safety-enforcement Strict|None] [--watch-namespace NS] [--update-policy P]
          [--cert-provider cert-manager|openshift-service-ca] [--service-account NAME] [--with-dependencies]
-         [--accept-community] [--tenant] [--dry-run] [-o yaml|json]
+         [--accept-community] [--accept-namespace-labels] [--tenant] [--dry-run] [-o yaml|json]
          [--no-wait] [--timeout DURATION] [--kubeconfig FILE] [--context NAME] [--catalogd-url URL]
 
 Installs PACKAGE with least privilege. Resolves the bundle the cluster's ClusterCatalogs offer
@@ -72,6 +72,12 @@ Flags:
                              not vetted or verified, supported by its community. Without it
                              such an install is refused (a dry run only warns); with --tenant,
                              when such a catalog the request selects serves the package
+  --accept-namespace-labels  apply the labels and annotations of the CSV's suggested-namespace
+                             template that weaken the created namespace's Pod security
+                             (pod-security.kubernetes.io/* other than restricted and latest,
+                             OpenShift's security.openshift.io/*, openshift.io/run-level,
+                             openshift.io/sa.scc.*; decision 0157). Without it they are dropped
+                             with a warning naming each
   --tenant                   request the install as a tenant: an Extension in NAMESPACE (which must
                              exist), judged by the cluster's ExtensionPolicies; not with
                              --update-policy, --crd-upgrade-safety-enforcement, --cert-provider
@@ -116,6 +122,7 @@ const FLAGS = {
   'dry-run': { type: 'boolean' },
   'with-dependencies': { type: 'boolean' },
   'accept-community': { type: 'boolean' },
+  'accept-namespace-labels': { type: 'boolean' },
   tenant: { type: 'boolean' },
   output: { type: 'string', short: 'o' },
   wait: { type: 'boolean' },
@@ -137,6 +144,8 @@ export interface InstallArgs {
   withDependencies: boolean;
   /** --accept-community: the package may come from a catalog marked Community (the install service refuses it otherwise). */
   acceptCommunity: boolean;
+  /** --accept-namespace-labels: apply the suggested-namespace template's entries that weaken Pod security (dropped otherwise). */
+  acceptNamespaceLabels: boolean;
   /** --tenant: create an Extension request in the namespace instead (install-tenant.ts). */
   tenant: boolean;
   output: 'yaml' | 'json' | undefined;
@@ -250,6 +259,7 @@ export function parseInstallArgs(args: readonly string[]): InstallArgs {
     dryRun: values['dry-run'] === true,
     withDependencies: values['with-dependencies'] === true,
     acceptCommunity: values['accept-community'] === true,
+    acceptNamespaceLabels: values['accept-namespace-labels'] === true,
     tenant: values.tenant === true,
     output,
     wait: values['no-wait'] !== true,

@@ -42,6 +42,11 @@ describe('olmv1 install arguments', () => {
     expect(parseInstallArgs(['p', '--accept-community']).acceptCommunity).toBe(true);
   });
 
+  it("--accept-namespace-labels applies the suggested-namespace template's entries that weaken Pod security; without it they are dropped", () => {
+    expect(parseInstallArgs(['p']).acceptNamespaceLabels).toBe(false);
+    expect(parseInstallArgs(['p', '--accept-namespace-labels']).acceptNamespaceLabels).toBe(true);
+  });
+
   it("takes kubectl-operator's flags where they mean the same", () => {
     const a = parseInstallArgs([
       'argocd-operator',

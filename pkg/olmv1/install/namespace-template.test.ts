@@ -14,13 +14,15 @@ describe("the CSV's suggested-namespace template", () => {
         annotations: { 'openshift.io/node-selector': '', 'example.com/note': 'a note' },
       },
     });
-    expect(namespaceTemplateMetadata(csv, 'ops')).toEqual({
+    expect(namespaceTemplateMetadata(csv, 'ops', true)).toEqual({
       labels: { 'openshift.io/cluster-monitoring': 'true', 'pod-security.kubernetes.io/enforce': 'privileged', team: '' },
       annotations: { 'openshift.io/node-selector': '', 'example.com/note': 'a note' },
       dropped: [],
+      podSecurity: ['label pod-security.kubernetes.io/enforce=privileged'],
     });
-    expect(namespaceTemplateMetadata(csv, 'other')).toEqual({ labels: {}, annotations: {}, dropped: [] });
-    expect(namespaceTemplateMetadata(undefined, 'ops')).toEqual({ labels: {}, annotations: {}, dropped: [] });
+    const none = { labels: {}, annotations: {}, dropped: [], podSecurity: [] };
+    expect(namespaceTemplateMetadata(csv, 'other')).toEqual(none);
+    expect(namespaceTemplateMetadata(undefined, 'ops')).toEqual(none);
     expect(namespaceTemplateMetadata(template({ kind: 'ConfigMap', metadata: { name: 'ops', labels: { a: 'b' } } }), 'ops').labels).toEqual({});
   });
 
@@ -70,5 +72,54 @@ describe("the CSV's suggested-namespace template", () => {
     expect([Object.keys(bounded.labels).length, bounded.dropped.length]).toEqual([64, 6]);
     expect(namespaceTemplateMetadata({ [T]: '{' }, 'ops').dropped).toEqual([`${T}: not JSON, not applied`]);
     expect(namespaceTemplateMetadata({ [T]: ' '.repeat(70_000) }, 'ops').dropped[0]).toMatch(/longer than 65536 characters/);
+  });
+
+  it('applies what weakens Pod security only when accepted: Pod Security levels but restricted, versions but latest, OpenShift SCC keys; drops and names them otherwise', () => {
+    const csv = template({
+      kind: 'Namespace',
+      metadata: {
+        name: 'ops',
+        labels: {
+          'pod-security.kubernetes.io/enforce': 'privileged',
+          'pod-security.kubernetes.io/warn': 'baseline',
+          'pod-security.kubernetes.io/audit': 'restricted',
+          'pod-security.kubernetes.io/enforce-version': 'v1.24',
+          'pod-security.kubernetes.io/audit-version': 'latest',
+          'security.openshift.io/scc.podSecurityLabelSync': 'false',
+          'openshift.io/run-level': '0',
+          'openshift.io/cluster-monitoring': 'true',
+        },
+        annotations: { 'openshift.io/sa.scc.uid-range': '0/10000', 'example.com/note': 'n' },
+      },
+    });
+    const weakening = [
+      'label pod-security.kubernetes.io/enforce=privileged',
+      'label pod-security.kubernetes.io/warn=baseline',
+      'label pod-security.kubernetes.io/enforce-version=v1.24',
+      'label security.openshift.io/scc.podSecurityLabelSync=false',
+      'label openshift.io/run-level=0',
+      'annotation openshift.io/sa.scc.uid-range=0/10000',
+    ];
+    const kept = {
+      labels: {
+        'pod-security.kubernetes.io/audit': 'restricted',
+        'pod-security.kubernetes.io/audit-version': 'latest',
+        'openshift.io/cluster-monitoring': 'true',
+      },
+      annotations: { 'example.com/note': 'n' },
+    };
+    const refused = namespaceTemplateMetadata(csv, 'ops');
+    expect(refused).toEqual({
+      ...kept,
+      podSecurity: weakening,
+      dropped: weakening.map((w) => {
+        const [kind, entry] = w.split(' ');
+        return `${T}: ${kind} ${JSON.stringify(entry)} not applied (it weakens the namespace's Pod security; accept it with --accept-namespace-labels, or the console's checkbox)`;
+      }),
+    });
+    const accepted = namespaceTemplateMetadata(csv, 'ops', true);
+    expect([accepted.podSecurity, accepted.dropped]).toEqual([weakening, []]);
+    expect(accepted.labels).toMatchObject({ ...kept.labels, 'pod-security.kubernetes.io/enforce': 'privileged', 'openshift.io/run-level': '0' });
+    expect(accepted.annotations).toEqual({ 'openshift.io/sa.scc.uid-range': '0/10000', 'example.com/note': 'n' });
   });
 });

@@ -8,7 +8,11 @@
  * value, keys of Kubernetes itself (`kubernetes.io/`, `k8s.io/`) and of OLM
  * (`olm.operatorframework.io/`, whose labels `uninstall` selects by) are dropped, and every dropped
  * entry is named in the install's warnings. What is applied is shown with the Namespace in a
- * dry run (the console's preview).
+ * dry run (the console's preview). Entries that would weaken the namespace's Pod security (Pod
+ * Security admission's levels other than `restricted` and versions other than `latest`, which may
+ * be weaker than the cluster's default; OpenShift's SCC label sync, run level and SCC ranges) are
+ * applied only when the user accepts them (`--accept-namespace-labels`, the console's checkbox
+ * naming them; decision 0157): otherwise they are dropped and named (`podSecurity` either way).
  */
 
 /** The CSV annotation holding the template (a JSON Namespace object). */
@@ -32,14 +36,35 @@ interface NamespaceTemplateMetadata {
   labels: Record<string, string>;
   annotations: Record<string, string>;
   dropped: string[];
+  /** The template's entries that weaken Pod security (`label KEY=VALUE`), in `labels`/`annotations` only when accepted. */
+  podSecurity: string[];
+}
+
+/** How the user acknowledges the entries that weaken Pod security (the CLI flag; the console's checkbox sends the same). */
+const ACCEPT_NAMESPACE_LABELS_FLAG = '--accept-namespace-labels';
+
+const POD_SECURITY_PREFIX = 'pod-security.kubernetes.io/';
+/** OpenShift's namespace metadata that weakens Pod security: SCC-to-Pod-Security label sync, the run level exempting a namespace from SCC admission, the UID/group/SELinux ranges the restricted SCC admits. */
+const OPENSHIFT_WEAKENING = [/^security\.openshift\.io\//, /^openshift\.io\/run-level$/, /^openshift\.io\/sa\.scc\./];
+
+/**
+ * Whether the template's `key: value` may weaken the namespace's Pod security: a Pod Security
+ * admission level other than `restricted` (the cluster's default level cannot be read through
+ * the API, and only `restricted` is never weaker than it) or a version other than `latest`, and
+ * any of OpenShift's keys above.
+ */
+function weakensPodSecurity(key: string, value: string): boolean {
+  if (key.startsWith(POD_SECURITY_PREFIX)) return key.endsWith('-version') ? value !== 'latest' : value !== 'restricted';
+  return OPENSHIFT_WEAKENING.some((r) => r.test(key));
 }
 
 /** The template's labels and annotations for namespace `name` (none when there is no template for that name). */
 export function namespaceTemplateMetadata(
   csvAnnotations: Readonly<Record<string, string>> | null | undefined,
   name: string,
+  acceptPodSecurity = false,
 ): NamespaceTemplateMetadata {
-  const out: NamespaceTemplateMetadata = { labels: {}, annotations: {}, dropped: [] };
+  const out: NamespaceTemplateMetadata = { labels: {}, annotations: {}, dropped: [], podSecurity: [] };
   const text = csvAnnotations?.[SUGGESTED_NAMESPACE_TEMPLATE_ANNOTATION];
   if (text === undefined || text === '') return out;
   const what = `${SUGGESTED_NAMESPACE_TEMPLATE_ANNOTATION}`;
@@ -55,6 +80,21 @@ export function namespaceTemplateMetadata(
   if ((o['kind'] !== undefined && o['kind'] !== 'Namespace') || metadata['name'] !== name) return out;
   take(objectOf(metadata['labels']), 'label', out.labels, out.dropped, (v) => LABEL_VALUE.test(v));
   take(objectOf(metadata['annotations']), 'annotation', out.annotations, out.dropped, (v) => v.length <= MAX_ANNOTATION_VALUE);
+  for (const [kind, into] of [
+    ['label', out.labels],
+    ['annotation', out.annotations],
+  ] as const) {
+    for (const [key, value] of Object.entries(into)) {
+      if (!weakensPodSecurity(key, value)) continue;
+      out.podSecurity.push(`${kind} ${key}=${value}`);
+      if (acceptPodSecurity) continue;
+      delete into[key];
+      out.dropped.push(
+        `${SUGGESTED_NAMESPACE_TEMPLATE_ANNOTATION}: ${kind} ${JSON.stringify(`${key}=${value}`)} not applied (it weakens the namespace's Pod security; ` +
+          `accept it with ${ACCEPT_NAMESPACE_LABELS_FLAG}, or the console's checkbox)`,
+      );
+    }
+  }
   return out;
 }
 

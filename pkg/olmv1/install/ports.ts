@@ -96,6 +96,12 @@ export interface InstallResult {
   plannedDependencies?: PlannedDependency[];
   /** The bundle's catalog is marked Community (decision 0148): why an install needs `acceptCommunity` (a dry run reports it, an install without it is refused). */
   community?: string;
+  /**
+   * The namespace is created and its CSV has a suggested-namespace template: the labels and
+   * annotations applied from it, and its entries that weaken Pod security (`label KEY=VALUE`;
+   * applied only with `acceptNamespaceLabels`, else dropped and named in `warnings`).
+   */
+  namespaceTemplate?: { labels: Record<string, string>; annotations: Record<string, string>; podSecurity: string[] };
   /** True once operator-controller reported it Installed (false without waiting, and for a dry run). */
   installed: boolean;
   dryRun: boolean;

@@ -146,6 +146,42 @@ describe('installExtension', () => {
     expect(other.live({ kind: 'Namespace', metadata: { name: 'elsewhere' } })?.metadata.annotations).toBeUndefined();
   });
 
+  it("drops the template's labels that weaken Pod security unless accepted, saying so; a dry run shows what the template sets", async () => {
+    const bundle = generatedBundle('demo', '1.0.0');
+    const template = { kind: 'Namespace', metadata: { name: 'demo', labels: { 'pod-security.kubernetes.io/enforce': 'privileged', team: 'a' } } };
+    const csv = {
+      ...bundle.csv,
+      metadata: { ...bundle.csv.metadata, annotations: { [SUGGESTED_NAMESPACE_TEMPLATE_ANNOTATION]: JSON.stringify(template) } },
+    };
+    const load = () => Promise.resolve({ ...bundle, csv });
+    const c = cluster();
+    const result = await installExtension({ ...ports(c, []), loadBundle: load }, request({ wait: false }));
+    if (!result.ok) throw new Error(result.error);
+    expect(c.live({ kind: 'Namespace', metadata: { name: 'demo' } })?.metadata.labels).toEqual({
+      team: 'a',
+      'olm.operatorframework.io/installed-by': 'olmv1',
+      'olm.operatorframework.io/installed-for': 'demo',
+    });
+    expect(result.value.warnings).toContain(
+      `${SUGGESTED_NAMESPACE_TEMPLATE_ANNOTATION}: label "pod-security.kubernetes.io/enforce=privileged" not applied (it weakens the namespace's Pod security; accept it with --accept-namespace-labels, or the console's checkbox)`,
+    );
+    expect(result.value.namespaceTemplate).toEqual({
+      labels: { team: 'a' },
+      annotations: {},
+      podSecurity: ['label pod-security.kubernetes.io/enforce=privileged'],
+    });
+    const d = cluster();
+    const dry = await installExtension({ ...ports(d, []), loadBundle: load }, request({ dryRun: true, acceptNamespaceLabels: true }));
+    expect(dry.ok && dry.value.namespaceTemplate?.labels).toEqual({ team: 'a', 'pod-security.kubernetes.io/enforce': 'privileged' });
+    expect(d.writes).toEqual([]);
+    const accepted = await installExtension({ ...ports(d, []), loadBundle: load }, request({ wait: false, acceptNamespaceLabels: true }));
+    if (!accepted.ok) throw new Error(accepted.error);
+    expect(d.live({ kind: 'Namespace', metadata: { name: 'demo' } })?.metadata.labels).toMatchObject({
+      'pod-security.kubernetes.io/enforce': 'privileged',
+    });
+    expect(accepted.value.warnings.filter((w) => w.startsWith(SUGGESTED_NAMESPACE_TEMPLATE_ANNOTATION))).toEqual([]);
+  });
+
   it('refuses an install from a catalog marked Community until it is acknowledged; a dry run says so and writes nothing (decision 0148)', async () => {
     const community = (): FakeCluster => {
       const c = fakeCluster();

@@ -36,6 +36,8 @@ export interface InstallRequest {
   dryRun?: boolean;
   /** The user acknowledged that the package may come from a catalog marked Community (`--accept-community`, the console's checkbox); without it such an install is refused. */
   acceptCommunity?: boolean;
+  /** The user accepted the suggested-namespace template's entries that weaken Pod security (`--accept-namespace-labels`, the console's checkbox); without it they are dropped. */
+  acceptNamespaceLabels?: boolean;
   /** Install the dependency closure the cluster lacks first, each as its own ClusterExtension, waited for. */
   withDependencies?: boolean;
   /** Wait until operator-controller reports it Installed, at most `timeoutMs`. */
@@ -161,7 +163,9 @@ async function install(ports: InstallPorts, r: InstallRequest, installing: Reado
 
   const namespaceExists = await exists(ports, { apiVersion: 'v1', kind: 'Namespace', name: req.namespace });
   // A namespace created as the CSV's suggested-namespace template names it gets the template's labels and annotations.
-  const template = namespaceExists ? undefined : namespaceTemplateMetadata(loaded.csv.metadata?.annotations, req.namespace);
+  const template = namespaceExists
+    ? undefined
+    : namespaceTemplateMetadata(loaded.csv.metadata?.annotations, req.namespace, r.acceptNamespaceLabels === true);
   const objects = installObjects(req, rbac.objects, !namespaceExists, template);
   const result: InstallResult = {
     extension: req.name,
@@ -176,6 +180,9 @@ async function install(ports: InstallPorts, r: InstallRequest, installing: Reado
     dependencies,
     ...(planned === undefined ? {} : { plannedDependencies: planned }),
     ...(community === undefined ? {} : { community }),
+    ...(template === undefined
+      ? {}
+      : { namespaceTemplate: { labels: template.labels, annotations: template.annotations, podSecurity: template.podSecurity } }),
     installed: false,
     dryRun: r.dryRun === true,
   };
