@@ -60,6 +60,7 @@ import { clusterExtensionReconciler, type ClusterExtensionPorts } from './reconc
 import { catalogdClientOptions } from './catalogd-client.ts';
 import { clusterProxySource } from './cluster-proxy.ts';
 import { runUpgradeGate } from './upgradegate.ts';
+import { driftSide, installerWatches, type InstallerWatches } from './installer-watches.ts';
 import { runTenantController } from './tenant.ts';
 
 /** What run.ts started: the logger, metrics registry, cluster connection, the two informers (running) and the health server. */
@@ -180,9 +181,11 @@ async function lead(o: OperatorControllerOptions, started: Started, p: ProcessPa
   stack.defer(async () => void (await migrating));
   const queue = new WorkQueue({ name: EXTENSION_CONTROLLER_NAME, registry });
   const memory = memoryLimits(o);
-  // BoxcutterRuntime: the revisions' controller runs beside the extensions' (decision 0125).
-  const revisions = objectSetController(o, started, p);
-  const fed = await extensionFeeds(o, started, p, { queue, memory, stack, leading });
+  // BoxcutterRuntime: the revisions' controller runs beside the extensions' (decision 0125),
+  // its watches of the installers' objects shared with the drift watches (decision 0156).
+  const objectWatches = started.objectSets === undefined ? undefined : installerWatches(started);
+  const revisions = objectSetController(o, started, p, objectWatches);
+  const fed = await extensionFeeds(o, started, p, { queue, memory, stack, leading, objectWatches });
   // Helm runtime: revisions left by an earlier BoxcutterRuntime are taken back, where the kind is served.
   const revisionsServed = revisions === undefined && (await serves(kube, CLUSTER_OBJECT_SET, leading));
   // The installers' ServiceAccounts from a cache, where operator-controller may watch them (decision 0155).
@@ -252,11 +255,25 @@ async function extensionFeeds(
   o: OperatorControllerOptions,
   started: Started,
   p: ProcessParts,
-  { queue, memory, stack, leading }: { queue: WorkQueue; memory: MemoryLimits; stack: AsyncDisposableStack; leading: AbortSignal },
+  {
+    queue,
+    memory,
+    stack,
+    leading,
+    objectWatches,
+  }: { queue: WorkQueue; memory: MemoryLimits; stack: AsyncDisposableStack; leading: AbortSignal; objectWatches: InstallerWatches | undefined },
 ) {
   const { log, registry, kube } = started;
   const enqueue = (name: string): void => queue.add(name);
-  const drift = await startDriftWatches({ client: kube.client, scoped: p.scoped, enqueue, log, registry, signal: leading });
+  const drift = await startDriftWatches({
+    client: kube.client,
+    scoped: p.scoped,
+    enqueue,
+    log,
+    registry,
+    signal: leading,
+    watches: driftSide(objectWatches),
+  });
   stack.defer(() => drift.settled());
   // Stored-object verdicts kept while a refused upgrade waits; a stored object's change queues its extension.
   const storedVerdicts = new StoredVerdictCache({ onChange: enqueue, signal: leading });
@@ -328,7 +345,12 @@ function tenantController(
  * installer of the extension proven to have made it (decision 0125), or, for a revision no
  * extension made, as `--user-revision-service-account`, else nothing (decision 0126).
  */
-function objectSetController(o: OperatorControllerOptions, started: Started, p: ProcessParts): ObjectSetController | undefined {
+function objectSetController(
+  o: OperatorControllerOptions,
+  started: Started,
+  p: ProcessParts,
+  objectWatches: InstallerWatches | undefined,
+): ObjectSetController | undefined {
   const { objectSets, extensions, kube, log, registry } = started;
   if (objectSets === undefined) return undefined;
   const users = o.userRevisionServiceAccount;
@@ -349,6 +371,10 @@ function objectSetController(o: OperatorControllerOptions, started: Started, p: 
           const sa = revisionInstaller({ name: cos.metadata.name, owner }, extensionSpec, o.defaultInstallServiceAccount);
           return p.scoped.forServiceAccount(sa.namespace, sa.name);
         },
+        installerIdentity: (owner, cos) => {
+          const sa = revisionInstaller({ name: cos.metadata.name, owner }, extensionSpec, o.defaultInstallServiceAccount);
+          return `${sa.namespace}/${sa.name}`;
+        },
         userClient: users === undefined ? undefined : () => p.scoped.forServiceAccount(users.namespace, users.name),
         writes: p.revisionWrites,
       }),
@@ -357,6 +383,7 @@ function objectSetController(o: OperatorControllerOptions, started: Started, p: 
     log,
     registry,
     concurrency: o.maxConcurrentReconciles,
+    objectWatches,
   });
 }
 

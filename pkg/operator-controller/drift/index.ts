@@ -8,5 +8,6 @@
 export { ExtensionHealthGauge } from './health-gauge.ts';
 export { type ObjectHealth, type ReleaseHealth, healthVerdict, objectHealth } from './health.ts';
 export { startDriftWatches } from './start.ts';
+export { fingerprint as driftFingerprint } from './targets.ts';
 export type { DriftTracker } from './tracker.ts';
 export { DriftWatches } from './watches.ts';

@@ -1,61 +1,42 @@
 /**
- * The per-extension drift informer (decision 0066): one extension's objects of one resource in one
- * namespace (or cluster-wide), listed and watched as the extension's ServiceAccount with its owner
- * label selector. Used for every kind operator-controller does not watch once for all extensions
- * itself (drift/shared.ts). A watch the ServiceAccount may not open (403, a missing ServiceAccount)
- * is retried by its informer with capped backoff and logged; it touches no other watch or extension.
+ * How drift informers are made. An extension's own drift watches (decision 0066: one resource in
+ * one namespace, or cluster-wide, listed and watched as the extension's ServiceAccount with its
+ * owner label selector) are subscriptions to installer watches (pkg/operator-controller/installerwatch),
+ * which under BoxcutterRuntime the revision controller shares; `ownDriftWatches` makes the set
+ * the drift watches use alone (the Helm runtime, tests). A watch the ServiceAccount may not open
+ * (403, a missing ServiceAccount) is retried by its informer with capped backoff and logged; it
+ * touches no other watch or extension. The kinds operator-controller watches once for all
+ * extensions (drift/shared.ts) use `driftInformer` directly.
  */
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import {
-  Informer,
-  clientListWatch,
-  jitteredWatchTimeoutSeconds,
-  type BackoffOptions,
-  type InformerHandler,
-  type KubeClient,
-  type ListWatchSource,
-  type TypeRef,
-} from '../../shared/kube/index.ts';
-import { ownerSelector } from '../applier/index.ts';
-import { fingerprint, type DriftFingerprint, type DriftTarget } from './targets.ts';
+import { Informer, jitteredWatchTimeoutSeconds, type BackoffOptions, type ListWatchSource, type TypeRef } from '../../shared/kube/index.ts';
+import { SharedWatches } from '../installerwatch/index.ts';
+import { fingerprint, type DriftFingerprint } from './targets.ts';
 
 /** Shortest server-side timeout of a drift watch: 30 min (so 30-60 min with jitter). */
 const WATCH_TIMEOUT_SECONDS = 1800;
 
-/** What an extension's own drift informer is made of. */
-export interface OwnDriftInformer {
-  extension: string;
-  target: DriftTarget;
-  /** The extension's ServiceAccount's client. */
-  client: KubeClient;
-  handler: InformerHandler<DriftFingerprint>;
+/** What drift informers are made with. */
+export interface DriftInformerOptions {
   log: Logger;
   registry?: Registry | undefined;
   backoff?: BackoffOptions | undefined;
-  /** Called with the informer's run (it ends when `signal` aborts). */
+  /** Called with each informer's run (it ends when its signal aborts). */
   onRun: (done: Promise<void>) => void;
-  signal: AbortSignal;
 }
 
-/** Starts the extension's informer of `o.target` and returns it. */
-export function startOwnDriftInformer(o: OwnDriftInformer): Informer<DriftFingerprint> {
-  const source = clientListWatch<DriftFingerprint>(o.client, o.target.type, {
-    labelSelector: ownerSelector(o.extension),
-    ...(o.target.namespace === '' ? {} : { namespace: o.target.namespace }),
-  });
-  const informer = driftInformer('drift', source, o.target.type, o);
-  informer.addHandler(o.handler);
-  o.onRun(informer.run(o.signal));
-  return informer;
+/** The installer watches of the drift watches alone: informers named `drift`, caching fingerprints. */
+export function ownDriftWatches(o: Omit<DriftInformerOptions, 'onRun'>): SharedWatches<DriftFingerprint> {
+  return new SharedWatches({ name: 'drift', transform: fingerprint, log: o.log, registry: o.registry, backoff: o.backoff });
 }
 
-/** A drift informer (own or shared) of `type`'s objects from `source`, kept as fingerprints. */
+/** A drift informer (shared per kind) of `type`'s objects from `source`, kept as fingerprints. */
 export function driftInformer(
   name: string,
   source: ListWatchSource<DriftFingerprint>,
   type: TypeRef,
-  o: Pick<OwnDriftInformer, 'log' | 'registry' | 'backoff'>,
+  o: Omit<DriftInformerOptions, 'onRun'>,
 ): Informer<DriftFingerprint> {
   return new Informer<DriftFingerprint>({
     name,

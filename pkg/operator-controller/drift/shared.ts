@@ -19,7 +19,7 @@
 import { OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../../shared/api/index.ts';
 import { OWNER_KIND } from '../applier/index.ts';
 import { Informer, clientListWatch, gvkOf, selfCanI, type InformerEventType, type KubeClient, type TypeRef } from '../../shared/kube/index.ts';
-import { driftInformer, type OwnDriftInformer } from './own.ts';
+import { driftInformer, type DriftInformerOptions } from './own.ts';
 import type { DriftFingerprint } from './targets.ts';
 
 /** What a drift watch of one extension, resource and namespace offers (an Informer, or a view of a shared one). */
@@ -31,7 +31,7 @@ export interface DriftView {
 }
 
 /** Receives one extension's changes of a kind, as its own watch would. */
-type ViewHandler = (type: InformerEventType, obj: Readonly<DriftFingerprint>, old: Readonly<DriftFingerprint> | undefined) => void;
+export type ViewHandler = (type: InformerEventType, obj: Readonly<DriftFingerprint>, old: Readonly<DriftFingerprint> | undefined) => void;
 
 /** How long a view made on a synced informer waits for the release objects the cache lacks. */
 const ARRIVAL_WAIT_MS = 3_000;
@@ -40,7 +40,7 @@ const ARRIVAL_WAIT_MS = 3_000;
 export const SHARED_SELECTOR = `${OWNER_KIND_LABEL}=${OWNER_KIND},${OWNER_NAME_LABEL}`;
 
 /** Construction options of SharedDriftKinds (`onRun` gets each informer's run promise: DriftWatches.settled waits for them). */
-interface SharedDriftKindsOptions extends Pick<OwnDriftInformer, 'log' | 'registry' | 'backoff' | 'onRun'> {
+interface SharedDriftKindsOptions extends DriftInformerOptions {
   /** operator-controller's own client: it lists and watches `kinds` cluster-wide. */
   client: KubeClient;
   kinds: readonly TypeRef[];
@@ -155,20 +155,31 @@ function dispatch(kind: SharedKind, type: InformerEventType, obj: Readonly<Drift
   if (owner !== undefined) for (const v of kind.views.get(owner) ?? []) v.deliver(type, obj, old);
 }
 
-/** One extension's view of a shared informer. */
-class SharedView implements DriftView {
+/** True when `obj` is `extension`'s: its owner labels name that ClusterExtension. Pure. */
+export function ownedBy(extension: string, obj: Readonly<DriftFingerprint>): boolean {
+  return obj.owner === extension && obj.otherOwnerKind !== true;
+}
+
+/**
+ * One extension's view of a shared informer: of a kind's informer as operator-controller here, or
+ * of one of the extension's own (drift/watches.ts) that another controller may have started first.
+ */
+export class SharedView implements DriftView {
   readonly #extension: string;
-  readonly #informer: Informer<DriftFingerprint>;
+  readonly #informer: DriftView;
   readonly #handler: ViewHandler;
+  /** Its objects are those whose owner label names the extension; false: every object of the informer (it selects by that label). */
+  readonly #byOwner: boolean;
   /** Release objects the cache lacked when the view was made, until they arrive or the wait ends. */
   #pending = new Set<string>();
   #timer: NodeJS.Timeout | undefined;
   #waiters: Array<() => void> = [];
 
-  constructor(extension: string, informer: Informer<DriftFingerprint>, handler: ViewHandler) {
+  constructor(extension: string, informer: DriftView, handler: ViewHandler, byOwner = true) {
     this.#extension = extension;
     this.#informer = informer;
     this.#handler = handler;
+    this.#byOwner = byOwner;
   }
 
   get hasSynced(): boolean {
@@ -177,7 +188,7 @@ class SharedView implements DriftView {
 
   get(key: string): Readonly<DriftFingerprint> | undefined {
     const cached = this.#informer.get(key);
-    return cached?.owner === this.#extension ? cached : undefined;
+    return !this.#byOwner || (cached !== undefined && ownedBy(this.#extension, cached)) ? cached : undefined;
   }
 
   async waitForSync(signal?: AbortSignal): Promise<void> {

@@ -7,8 +7,8 @@
  * detector needs (decision 0066).
  */
 import { createHash } from 'node:crypto';
-import { CLUSTER_OBJECT_SET, FIELD_MANAGER, GROUP, OWNER_NAME_LABEL } from '../../shared/api/index.ts';
-import { refersToAnyExtension, refersToExtension } from '../applier/index.ts';
+import { CLUSTER_OBJECT_SET, FIELD_MANAGER, GROUP, OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../../shared/api/index.ts';
+import { OWNER_KIND, refersToAnyExtension, refersToExtension } from '../applier/index.ts';
 import { LAST_APPLIED_ANNOTATION, objectKey, type InformerEventType, type KubeObject, type TypeRef } from '../../shared/kube/index.ts';
 import { MISSING, judged, objectHealth, type ObjectHealth, type ReleaseHealth } from './health.ts';
 
@@ -70,6 +70,11 @@ export interface DriftFingerprint extends KubeObject {
   ownWrite?: true;
   /** Its owner-name label: the extension whose view of a shared watch holds it (drift/shared.ts). */
   owner?: string;
+  /**
+   * Its owner-kind label does not say ClusterExtension: no extension's object, though its
+   * owner-name label may name one (a watch selecting by owner-name alone, drift/watches.ts, leaves it out).
+   */
+  otherOwnerKind?: true;
   /** The verdict of its status, for the kinds drift/health.ts judges (a status change may change it, never the digest). */
   health?: ObjectHealth;
   /**
@@ -185,6 +190,7 @@ export function fingerprint(obj: KubeObject, type?: TypeRef): DriftFingerprint {
     digest,
     ...(lastWriteIsOurs(m.managedFields) ? { ownWrite: true as const } : {}),
     ...(owner === undefined ? {} : { owner }),
+    ...(owner !== undefined && m.labels?.[OWNER_KIND_LABEL] !== OWNER_KIND ? { otherOwnerKind: true as const } : {}),
     ...(health === undefined ? {} : { health }),
     ...((m.ownerReferences ?? []).some(refersToAnyExtension) ? { extensionReferenced: true as const } : {}),
     ...(controlled ? { revisionControlled: true as const } : {}),

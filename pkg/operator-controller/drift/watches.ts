@@ -17,7 +17,10 @@
  * (drift/targets.ts), listing and watching as the extension's ServiceAccount with the owner
  * label selector; objects of the cluster-scoped kinds operator-controller may list and watch
  * itself (`shared`) are seen through one informer per kind instead (drift/shared.ts, decision
- * 0109). The watches follow the release: `track` is called with the deployed release on every
+ * 0109). The per-extension informers are installer watches (pkg/operator-controller/installerwatch):
+ * under BoxcutterRuntime the revision controller's watches of the same ServiceAccount, kind and
+ * namespace are the same informer (decision 0156), selecting by the owner-name label, and each
+ * extension's view keeps the objects its owner labels name. The watches follow the release: `track` is called with the deployed release on every
  * reconcile and after each install or upgrade, and starts, keeps or stops watches to match it;
  * `stop` ends them (uninstall, deletion); all end when leadership ends.
  *
@@ -37,8 +40,9 @@
  *   not repaired), but not before `health` is first asked, nor while another watch of the
  *   extension has not listed (that reconcile would apply again the objects no cache holds yet).
  */
+import { ownerSelector } from '../applier/index.ts';
+import type { WatchSubscriber } from '../installerwatch/index.ts';
 import {
-  Informer,
   gaugeOn,
   type BackoffOptions,
   type InformerEventType,
@@ -50,8 +54,8 @@ import {
 import { AppliedDigests } from './applied.ts';
 import { ExpectedDeletes } from './departures.ts';
 import { HealthReports } from './health-reports.ts';
-import { startOwnDriftInformer } from './own.ts';
-import { SharedDriftKinds, type DriftView } from './shared.ts';
+import { ownDriftWatches } from './own.ts';
+import { SharedDriftKinds, SharedView, ownedBy, type DriftView, type ViewHandler } from './shared.ts';
 import { changed, driftTargets, firstMissing, releaseHealth, targetObject, type DriftFingerprint, type DriftTarget } from './targets.ts';
 import type { DriftTracker, TrackedRelease } from './tracker.ts';
 import { DriftTriggers, type DriftTriggersOptions } from './triggers.ts';
@@ -80,6 +84,14 @@ interface DriftWatchesOptions extends DriftTriggersOptions {
    * watched once per kind for every extension (decision 0109) instead of per extension.
    */
   shared?: { client: KubeClient; kinds: readonly TypeRef[] };
+  /**
+   * The installer watches the extensions' own drift watches subscribe to, shared with the
+   * revision controller under BoxcutterRuntime (installerwatch, decision 0156), and the label
+   * selector of an extension's objects there (the revision watches'); each extension's view holds
+   * the objects its owner labels name. Default: a set of their own (informers named `drift`)
+   * selecting by the owner labels.
+   */
+  watches?: { subscriber: WatchSubscriber<DriftFingerprint>; selector: (extension: string) => string } | undefined;
 }
 
 interface RunningWatch {
@@ -87,12 +99,14 @@ interface RunningWatch {
   /** When it started (Date.now()). */
   startedAt: number;
   abort: AbortController;
-  /** Its own informer, or its view of its kind's shared one. */
+  /** Its view of its installer watch, or of its kind's shared informer. */
   informer: DriftView;
+  /** An installer watch of the extension (not a view of a kind's shared informer). */
+  own: boolean;
 }
 
-/** An extension's own informers (not views of shared ones). */
-const ownWatches = (state: ReadonlyMap<string, RunningWatch>): number => [...state.values()].filter((w) => w.informer instanceof Informer).length;
+/** An extension's own watches (not views of shared ones). */
+const ownWatches = (state: ReadonlyMap<string, RunningWatch>): number => [...state.values()].filter((w) => w.own).length;
 
 /** See the module comment. */
 export class DriftWatches implements DriftTracker {
@@ -112,6 +126,8 @@ export class DriftWatches implements DriftTracker {
   /** What this process's last apply of each object left (noteApplied). */
   readonly #applied = new AppliedDigests();
   readonly #shared: SharedDriftKinds | undefined;
+  readonly #watches: WatchSubscriber<DriftFingerprint>;
+  readonly #selector: ((extension: string) => string) | undefined;
   /** The extensions' own informers, counted as they change (a walk per track was O(extensions)). */
   #own = 0;
 
@@ -132,6 +148,8 @@ export class DriftWatches implements DriftTracker {
             backoff: options.backoff,
             onRun: (done) => this.#follow(done),
           });
+    this.#watches = options.watches?.subscriber ?? ownDriftWatches(options);
+    this.#selector = options.watches?.selector;
     this.#gauge?.set(0);
     options.signal.addEventListener('abort', () => this.#stopAll(), { once: true });
   }
@@ -146,6 +164,8 @@ export class DriftWatches implements DriftTracker {
     if (this.#o.signal.aborted) return;
     const stops = this.#stops.get(extension) ?? 0;
     let client: KubeClient;
+    // The ServiceAccount the watches list and watch as: what keys them among the installer watches.
+    const identity = `${release.serviceAccountNamespace ?? installNamespace}/${serviceAccount}`;
     try {
       client = this.#o.scoped.forServiceAccount(release.serviceAccountNamespace ?? installNamespace, serviceAccount);
     } catch (err) {
@@ -176,7 +196,7 @@ export class DriftWatches implements DriftTracker {
     for (const [key, target] of targets) {
       const running = state.get(key);
       if (running !== undefined) running.target = target;
-      else state.set(key, this.#start(extension, target, client));
+      else state.set(key, this.#start(extension, target, identity, client));
     }
     this.#own += ownWatches(state) - before;
     if (state.size === 0) this.#forget(extension);
@@ -283,7 +303,7 @@ export class DriftWatches implements DriftTracker {
 
   /** Resolves when every watch stopped so far has ended its list/watch loop. */
   async settled(): Promise<void> {
-    await Promise.all(this.#running);
+    await Promise.all([...this.#running, this.#watches.settled()]);
   }
 
   #stopAll(): void {
@@ -301,7 +321,7 @@ export class DriftWatches implements DriftTracker {
     this.#extensions.delete(extension);
   }
 
-  #start(extension: string, target: DriftTarget, client: KubeClient): RunningWatch {
+  #start(extension: string, target: DriftTarget, identity: string, client: KubeClient): RunningWatch {
     const abort = new AbortController();
     const handler = (type: InformerEventType, obj: Readonly<DriftFingerprint>, old: Readonly<DriftFingerprint> | undefined): void => {
       // Not before every watch of the extension listed: the last first list checks then.
@@ -309,21 +329,11 @@ export class DriftWatches implements DriftTracker {
       if (!changed(type, obj, old) || (type === 'delete' && this.#expectedDeletes.take(extension, obj))) return;
       this.#trigger(extension, type === 'delete' ? 'delete' : 'update', obj, client);
     };
-    const informer =
-      this.#shared !== undefined && target.namespace === '' && this.#shared.covers(target.type)
-        ? this.#shared.view(extension, target.type, target.expected, handler, abort.signal)
-        : startOwnDriftInformer({
-            extension,
-            target,
-            client,
-            handler,
-            log: this.#o.log,
-            registry: this.#o.registry,
-            backoff: this.#o.backoff,
-            onRun: (done) => this.#follow(done),
-            signal: abort.signal,
-          });
-    const running: RunningWatch = { target, startedAt: Date.now(), abort, informer };
+    const own = this.#shared === undefined || target.namespace !== '' || !this.#shared.covers(target.type);
+    const informer = own
+      ? this.#subscribe(extension, target, identity, client, handler, abort.signal)
+      : this.#shared.view(extension, target.type, target.expected, handler, abort.signal);
+    const running: RunningWatch = { target, startedAt: Date.now(), abort, informer, own };
     informer.waitForSync(abort.signal).then(
       () => {
         // The reconcile a health change queues finds every object cached (and applies none)
@@ -339,6 +349,34 @@ export class DriftWatches implements DriftTracker {
       () => undefined,
     );
     return running;
+  }
+
+  /**
+   * The extension's view of its installer watch of `target`: as a fresh informer's first list
+   * comes after the apply, a view of one already synced (the revision controller's, started
+   * first) waits for the release's objects its cache lacks, for a few seconds (drift/shared.ts).
+   */
+  #subscribe(extension: string, target: DriftTarget, identity: string, client: KubeClient, handler: ViewHandler, signal: AbortSignal): DriftView {
+    // The view, once made: the cached objects an informer already synced hands a new handler at once are in its cache.
+    const made: { view?: SharedView } = {};
+    // A selector broader than the owner labels: an object entering or leaving them is an add or a delete, as for a watch by them.
+    const broad = this.#selector !== undefined;
+    const selector = this.#selector?.(extension) ?? ownerSelector(extension);
+    const key = { identity, client, selector, type: target.type, namespace: target.namespace };
+    const deliver: ViewHandler = (type, obj, old) => {
+      if (!broad) return made.view?.deliver(type, obj, old);
+      const now = ownedBy(extension, obj);
+      const before = old !== undefined && ownedBy(extension, old);
+      if (type === 'update' && before && !now) made.view?.deliver('delete', old, old);
+      else if (type === 'update' && !before && now) made.view?.deliver('add', obj, undefined);
+      else if (now) made.view?.deliver(type, obj, old);
+    };
+    const cache = this.#watches.subscribe(key, deliver, signal);
+    const view = new SharedView(extension, cache, handler, broad);
+    made.view = view;
+    if (cache.hasSynced) view.awaitArrivals(target.expected);
+    signal.addEventListener('abort', () => view.close(), { once: true });
+    return view;
   }
 
   #allSynced(extension: string): boolean {

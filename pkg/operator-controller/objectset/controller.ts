@@ -152,6 +152,8 @@ interface ObjectSetControllerOptions extends ObjectSetReconcilerOptions {
   log: Logger;
   /** Restart backoff of the objects' informers (default the informer's). */
   backoff?: BackoffOptions;
+  /** The installer watches the objects' watches subscribe to, shared with the drift watches (decision 0156); none: their own. */
+  objectWatches?: ConstructorParameters<typeof RevisionObjectWatches>[0]['watches'];
   /** Workers (default 1). */
   concurrency?: number;
 }
@@ -171,7 +173,13 @@ export function createObjectSetController(o: ObjectSetControllerOptions): Object
     const parsed = parseClusterObjectSet(cached);
     return parsed.ok ? parsed.value : undefined;
   };
-  const objects = new RevisionObjectWatches({ enqueue: (name) => controller.enqueue(name), log: o.log, registry: o.registry, backoff: o.backoff });
+  const objects = new RevisionObjectWatches({
+    enqueue: (name) => controller.enqueue(name),
+    log: o.log,
+    registry: o.registry,
+    backoff: o.backoff,
+    watches: o.objectWatches,
+  });
   const controller = new Controller({
     name: OBJECT_SET_CONTROLLER_NAME,
     // Each reconcile reads the revision from the informer, as upstream's from its cache.

@@ -11,4 +11,5 @@ export { createObjectSetController, type ObjectSetController } from './controlle
 export { DEFAULT_PROGRESSION_PROBES } from './probes.ts';
 export { everyRevisionAs, revisionWriters } from './writer.ts';
 export { RevisionWrites } from './writes.ts';
+export { extensionSelector, revisionFacts } from './watches.ts';
 export { readRefObject, readingOnce } from './sources.ts';

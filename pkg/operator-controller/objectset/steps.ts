@@ -25,7 +25,7 @@ import { MANAGED_BY_SELECTOR } from './ownership.ts';
 import { firstMissingKind, systemObjectsMessage } from './preflight.ts';
 import { Siblings } from './siblings.ts';
 import type { RevisionWriter, WriterFor } from './writer.ts';
-import type { RevisionObjectWatches } from './watches.ts';
+import { extensionSelector, type RevisionObjectWatches } from './watches.ts';
 import {
   markArchived,
   markNotProgressing,
@@ -238,7 +238,7 @@ export function watchStep(d: { watches: ObjectWatches }, name = 'watch'): Step<O
       const watcher =
         writer.extension === undefined
           ? { identity: 'user', client: writer.client, selector: MANAGED_BY_SELECTOR }
-          : { identity: `extension/${writer.extension}`, client: writer.client, selector: `${OWNER_NAME_LABEL}=${writer.extension}` };
+          : { identity: writer.identity ?? `extension/${writer.extension}`, client: writer.client, selector: extensionSelector(writer.extension) };
       const objects = phases.flatMap((p) => p.objects.map((o) => o.manifest));
       await d.watches.track(name, watcher, objects, s.signal);
       return undefined;

@@ -56,7 +56,7 @@ describe('watchTargets', () => {
 describe('revisionsOfEvent', () => {
   const at = (revision: string | undefined, digest: string) => ({
     ...object('ConfigMap', 'a', 'ns'),
-    digest,
+    contentDigest: digest,
     ...(revision === undefined ? {} : { revision }),
   });
   it('maps a deletion or a change to the controlling revision, before and after; creations and no-change updates to none', () => {

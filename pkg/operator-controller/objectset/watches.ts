@@ -12,18 +12,21 @@
  * wakes both), and queues it when it is tracked: a deletion, or an update that changed anything
  * but the resourceVersion and managedFields (status included, so probes run again when a workload
  * becomes available). Creations queue nothing: the reconcile itself creates a revision's objects.
- * Cached objects are reduced to their identity, controller owner and a digest.
+ * Cached objects are reduced to their identity, controller owner and digests (`revisionFacts`).
+ *
+ * The informers are installer watches (pkg/operator-controller/installerwatch): under
+ * BoxcutterRuntime the ClusterExtension controller's drift watches of the same installer, kind
+ * and namespace subscribe to the same one (decision 0156), its cache holding both controllers'
+ * facts of each object.
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { CLUSTER_OBJECT_SET } from '../../shared/api/index.ts';
+import { CLUSTER_OBJECT_SET, OWNER_NAME_LABEL } from '../../shared/api/index.ts';
+import { SharedWatches, type WatchSubscriber } from '../installerwatch/index.ts';
 import {
-  Informer,
-  clientListWatch,
   counterOn,
   gaugeOn,
-  jitteredWatchTimeoutSeconds,
   objectKey,
   type BackoffOptions,
   type InformerEventType,
@@ -32,14 +35,22 @@ import {
   type TypeRef,
 } from '../../shared/kube/index.ts';
 
-/** Shortest server-side timeout of a watch: 30 min (30-60 min with jitter), as the drift watches. */
-const WATCH_TIMEOUT_SECONDS = 1800;
-
-/** Who lists and watches a revision's objects: a key naming the identity, its client, and the label selector of its objects. */
+/**
+ * Who lists and watches a revision's objects: the identity (an installer ServiceAccount's
+ * `namespace/name`, what keys the shared installer watches), its client, and the label selector of its objects.
+ */
 interface RevisionWatcher {
   identity: string;
   client: KubeClient;
   selector: string;
+}
+
+/**
+ * The label selector of the objects of `extension`'s revisions (the label the rollout writes on
+ * each); the drift watches of the extension select by it too where they share the watch (decision 0156).
+ */
+export function extensionSelector(extension: string): string {
+  return `${OWNER_NAME_LABEL}=${extension}`;
 }
 
 /** One informer of the set: `identity`'s objects of `type` in `namespace` ('' for cluster-wide). */
@@ -49,15 +60,18 @@ interface WatchTarget {
   namespace: string;
 }
 
-/** What an informer of the set caches per object. */
-interface TrackedObject extends KubeObject {
+/** What the revision watches need to know of an object (beside its identity). */
+interface RevisionFacts {
   /** The ClusterObjectSet that controls it, if any. */
   revision?: string;
   /** sha256 of the object without status, resourceVersion and managedFields. */
-  digest: string;
+  contentDigest: string;
   /** sha256 of its status, when it has one. */
-  status?: string;
+  statusDigest?: string;
 }
+
+/** What an informer of the set caches per object (at least). */
+type TrackedObject = KubeObject & RevisionFacts;
 
 /**
  * The watch targets covering `objects` written by `identity`: one per kind and namespace, the
@@ -94,24 +108,31 @@ function controllingRevision(obj: KubeObject): string | undefined {
 
 const sha256 = (value: unknown): string => createHash('sha256').update(JSON.stringify(value)).digest('base64');
 
-/** The informer transform: identity, controlling revision, digests of its content and of its status. */
-function tracked(obj: KubeObject): TrackedObject {
-  const { resourceVersion, managedFields: _managed, ...metadata } = obj.metadata;
+/** Of `obj`, an object of `type`: its controlling revision and the digests of its content and of its status. Pure. */
+export function revisionFacts(obj: KubeObject, type: TypeRef): RevisionFacts {
+  const { resourceVersion: _version, managedFields: _managed, ...metadata } = obj.metadata;
   const { status, ...rest } = obj;
-  const digest = sha256({ ...rest, metadata });
-  const m = obj.metadata;
+  const contentDigest = sha256({ ...rest, apiVersion: type.apiVersion, kind: type.kind, metadata });
   const revision = controllingRevision(obj);
   return {
-    apiVersion: obj.apiVersion,
-    kind: obj.kind,
+    contentDigest,
+    ...(status === undefined ? {} : { statusDigest: sha256(status) }),
+    ...(revision === undefined ? {} : { revision }),
+  };
+}
+
+/** The transform of the revision watches alone: identity and `revisionFacts`. */
+function tracked(obj: KubeObject, type: TypeRef): TrackedObject {
+  const { name, namespace, resourceVersion } = obj.metadata;
+  return {
+    apiVersion: type.apiVersion,
+    kind: type.kind,
     metadata: {
-      name: m.name ?? '',
-      ...(m.namespace === undefined ? {} : { namespace: m.namespace }),
+      name: name ?? '',
+      ...(namespace === undefined ? {} : { namespace }),
       ...(resourceVersion === undefined ? {} : { resourceVersion }),
     },
-    digest,
-    ...(status === undefined ? {} : { status: sha256(status) }),
-    ...(revision === undefined ? {} : { revision }),
+    ...revisionFacts(obj, type),
   };
 }
 
@@ -128,8 +149,8 @@ function changeOf(
   if (type === 'add') return undefined;
   if (type === 'delete' || old === undefined) return 'delete';
   if (old.revision !== obj.revision) return 'controller';
-  if (old.digest !== obj.digest) return 'content';
-  return old.status === obj.status ? undefined : 'status';
+  if (old.contentDigest !== obj.contentDigest) return 'content';
+  return old.statusDigest === obj.statusDigest ? undefined : 'status';
 }
 
 /** The revisions an event on an object concerns: its controller before and after; none for a creation or an update that changed nothing. Pure. */
@@ -139,7 +160,7 @@ export function revisionsOfEvent(type: InformerEventType, obj: Readonly<TrackedO
 }
 
 interface RunningTarget {
-  informer: Informer<TrackedObject>;
+  /** Ends its subscription to the installer watch. */
   abort: AbortController;
   /** The revisions whose objects it covers. */
   revisions: Set<string>;
@@ -153,6 +174,11 @@ interface RevisionObjectWatchesOptions {
   registry?: Registry | undefined;
   /** Restart backoff of each informer (default the informer's). */
   backoff?: BackoffOptions | undefined;
+  /**
+   * The installer watches to subscribe to, shared with the drift watches (decision 0156);
+   * default: a set of their own, informers named `revision-objects`.
+   */
+  watches?: WatchSubscriber<TrackedObject> | undefined;
 }
 
 /** See the module comment. Informers run between `run(signal)` and the signal's abort. */
@@ -163,7 +189,7 @@ export class RevisionObjectWatches {
   readonly #revisions = new Map<string, Set<string>>();
   /** Times each revision was forgotten: a `track` that raced a `forget` gives up. */
   readonly #forgets = new Map<string, number>();
-  readonly #running = new Set<Promise<void>>();
+  readonly #watches: WatchSubscriber<TrackedObject>;
   readonly #gauge;
   /** `operator_controller_revision_object_events_total`: the reconciles the watches queued, by kind and change. */
   readonly #events;
@@ -171,6 +197,9 @@ export class RevisionObjectWatches {
 
   constructor(options: RevisionObjectWatchesOptions) {
     this.#o = options;
+    this.#watches =
+      options.watches ??
+      new SharedWatches({ name: 'revision-objects', transform: tracked, log: options.log, registry: options.registry, backoff: options.backoff });
     this.#gauge =
       options.registry === undefined
         ? undefined
@@ -206,7 +235,7 @@ export class RevisionObjectWatches {
     this.#signal = signal;
     await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
     for (const revision of [...this.#revisions.keys()]) this.forget(revision);
-    await Promise.all(this.#running);
+    await this.#watches.settled();
   }
 
   /** Watches `objects` of the active `revision` as `watcher`, stopping what it no longer needs. */
@@ -218,7 +247,7 @@ export class RevisionObjectWatches {
     const mine = this.#revisions.get(revision) ?? new Set<string>();
     for (const key of mine) if (!targets.has(key)) this.#release(revision, key);
     for (const [key, target] of targets) {
-      const running = this.#targets.get(key) ?? this.#start(target, watcher, this.#signal);
+      const running = this.#targets.get(key) ?? this.#start(target, watcher);
       running.revisions.add(revision);
       mine.add(key);
     }
@@ -245,37 +274,25 @@ export class RevisionObjectWatches {
     this.#targets.delete(key);
   }
 
-  #start(target: WatchTarget, watcher: RevisionWatcher, leading: AbortSignal): RunningTarget {
-    const source = clientListWatch<TrackedObject>(watcher.client, target.type, {
-      labelSelector: watcher.selector,
-      ...(target.namespace === '' ? {} : { namespace: target.namespace }),
-    });
-    const informer = new Informer<TrackedObject>({
-      name: 'revision-objects',
-      source,
-      log: this.#o.log,
-      ...(this.#o.registry === undefined ? {} : { registry: this.#o.registry }),
-      ...(this.#o.backoff === undefined ? {} : { backoff: this.#o.backoff }),
-      transform: (obj) => tracked({ ...obj, apiVersion: target.type.apiVersion, kind: target.type.kind }),
-      resyncPeriodMs: 0,
-      watchTimeoutSeconds: () => jitteredWatchTimeoutSeconds(WATCH_TIMEOUT_SECONDS),
-    });
-    const running: RunningTarget = { informer, abort: new AbortController(), revisions: new Set() };
-    informer.addHandler((type, obj, old) => {
-      const change = changeOf(type, obj, old);
-      for (const revision of revisionsOfEvent(type, obj, old)) {
-        if (!running.revisions.has(revision)) continue;
-        this.#o.log.debug(
-          { revision, object: objectKey(obj), kind: obj.kind, event: type, change },
-          'revision object changed, queueing its revision',
-        );
-        this.#events?.inc({ kind: obj.kind, change: change ?? '' });
-        this.#o.enqueue(revision);
-      }
-    });
-    const done = informer.run(AbortSignal.any([running.abort.signal, leading]));
-    this.#running.add(done);
-    void done.finally(() => this.#running.delete(done));
+  #start(target: WatchTarget, watcher: RevisionWatcher): RunningTarget {
+    const running: RunningTarget = { abort: new AbortController(), revisions: new Set() };
+    const key = { identity: watcher.identity, client: watcher.client, selector: watcher.selector, type: target.type, namespace: target.namespace };
+    this.#watches.subscribe(
+      key,
+      (type, obj, old) => {
+        const change = changeOf(type, obj, old);
+        for (const revision of revisionsOfEvent(type, obj, old)) {
+          if (!running.revisions.has(revision)) continue;
+          this.#o.log.debug(
+            { revision, object: objectKey(obj), kind: obj.kind, event: type, change },
+            'revision object changed, queueing its revision',
+          );
+          this.#events?.inc({ kind: obj.kind, change: change ?? '' });
+          this.#o.enqueue(revision);
+        }
+      },
+      running.abort.signal,
+    );
     this.#targets.set(target.key, running);
     return running;
   }

@@ -16,7 +16,13 @@ export type RevisionWriter =
    * extension is being deleted). `extension`: the extension that made it, proven (none: a user's
    * revision, whose owner label is not trusted).
    */
-  | { client: KubeClient; mayWrite: () => boolean; extension?: string }
+  | {
+      client: KubeClient;
+      mayWrite: () => boolean;
+      extension?: string;
+      /** Its installer ServiceAccount's `namespace/name`, when known: the identity its objects' watches are shared under (decision 0156). */
+      identity?: string;
+    }
   /** Its extension is being deleted: nothing is written, nothing reported. */
   | { held: string }
   /** Nobody may write it: nothing is written, `refused` is reported. */
@@ -31,6 +37,8 @@ interface WriterPorts {
   extensionOf: (name: string) => KnownExtension | undefined;
   /** The client of the installer of `extension`, which made `cos` (throws when it has none: retried). */
   installerClient: (extension: string, cos: ClusterObjectSet) => KubeClient | Promise<KubeClient>;
+  /** The `namespace/name` of that installer; none: its watches are shared with nobody. */
+  installerIdentity?: ((extension: string, cos: ClusterObjectSet) => string) | undefined;
   /** The client of the identity configured for user-made revisions; none: they are refused. */
   userClient?: (() => KubeClient) | undefined;
   writes: RevisionWrites;
@@ -53,7 +61,13 @@ export function revisionWriters(p: WriterPorts): WriterFor {
     }
     const mayWrite = (): boolean => revisionAuthority(cos, p.extensionOf).kind === 'extension';
     const client = await p.installerClient(authority.extension, cos);
-    return { client: guardedClient(client, authority.extension, p.writes, mayWrite), mayWrite, extension: authority.extension };
+    const identity = p.installerIdentity?.(authority.extension, cos);
+    return {
+      client: guardedClient(client, authority.extension, p.writes, mayWrite),
+      mayWrite,
+      extension: authority.extension,
+      ...(identity === undefined ? {} : { identity }),
+    };
   };
 }
 
