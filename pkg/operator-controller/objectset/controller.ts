@@ -4,7 +4,8 @@
  * ClusterObjectSets and, through its own RevisionObjectWatches (watches.ts), the objects of its
  * active revisions: a change or deletion of one queues the revision that owns it (its probes run
  * again, so Available follows the workload, and a drifted object is applied again). A revision
- * still rolling out is also looked at again after a bounded delay (`probeRequeueMs`). Failures are
+ * still rolling out is also polled, at a low priority, after a wait that grows while it makes no
+ * progress (probe-wait.ts: `probeRequeueMs` doubling to `probeRequeueMaxMs`). Failures are
  * retried no later than the progress deadline (DeadlineAwareRateLimiter).
  */
 import type { Logger } from 'pino';
@@ -35,6 +36,7 @@ import {
   type ObjectSetState,
 } from './steps.ts';
 import { AppliedObjects } from './applied.ts';
+import { DEFAULT_PROBE_WAIT, ProbeWaits } from './probe-wait.ts';
 import { RevisionObjectWatches } from './watches.ts';
 import type { WriterFor } from './writer.ts';
 import { parseWithOwners } from './authority.ts';
@@ -59,8 +61,12 @@ interface ObjectSetPorts {
 
 /** Options besides the ports. */
 interface ObjectSetReconcilerOptions {
-  /** Delay before probes are looked at again while rolling out (default 10 s). */
+  /** First wait before a revision waiting on its probes is polled (probe-wait.ts; default 10 s). */
   probeRequeueMs?: number;
+  /** Longest wait between the polls of a revision waiting on its probes (default 5 minutes). */
+  probeRequeueMaxMs?: number;
+  /** The waiting revisions' standing (probe-wait.ts); default: one of this reconciler's own, from the two above. */
+  probeWaits?: ProbeWaits;
   /** The deadline's clock (default: the system's). */
   clock?: () => Date;
   /** Step durations are observed on it. */
@@ -69,10 +75,16 @@ interface ObjectSetReconcilerOptions {
   cached?: (name: string) => Readonly<KubeObject> | undefined;
 }
 
+/** The waiting revisions' standing, on the schedule `o` sets (probe-wait.ts). */
+function probeWaitsOf(o: ObjectSetReconcilerOptions): ProbeWaits {
+  return new ProbeWaits({ firstMs: o.probeRequeueMs ?? DEFAULT_PROBE_WAIT.firstMs, maxMs: o.probeRequeueMaxMs ?? DEFAULT_PROBE_WAIT.maxMs });
+}
+
 /** The ClusterObjectSet reconciler: its steps, in order, over the parsed object. */
 export function clusterObjectSetReconciler(p: ObjectSetPorts, o: ObjectSetReconcilerOptions = {}): StepReconciler<ClusterObjectSet, ObjectSetState> {
   // What this controller applied: a reconcile sends no apply that would change nothing (applied.ts).
   const applied = new AppliedObjects();
+  const waits = o.probeWaits ?? probeWaitsOf(o);
   // The other active revisions of a revision's extension, and the ones this controller archived (siblings.ts).
   const siblings = new Siblings(p.client, p.cachedRevisions);
   return new StepReconciler<ClusterObjectSet, ObjectSetState>({
@@ -88,7 +100,7 @@ export function clusterObjectSetReconciler(p: ObjectSetPorts, o: ObjectSetReconc
       loadStep({ client: p.client, siblings, ...(p.systemNamespace === undefined ? {} : { systemNamespace: p.systemNamespace }) }),
       archiveStep(),
       ...(p.watches === undefined ? [] : [watchStep({ watches: p.watches })]),
-      rolloutStep({ client: p.client, applied, siblings, ...(o.probeRequeueMs === undefined ? {} : { probeRequeueMs: o.probeRequeueMs }) }),
+      rolloutStep({ client: p.client, applied, siblings, waits }),
       ...(p.watches === undefined ? [] : [watchStep({ watches: p.watches }, 'rewatch')]),
     ],
     ...(o.registry === undefined ? {} : { stepTimer: stepDurationTimer(o.registry, OBJECT_SET_CONTROLLER_NAME) }),
@@ -173,6 +185,8 @@ export function createObjectSetController(o: ObjectSetControllerOptions): Object
     const parsed = parseClusterObjectSet(cached);
     return parsed.ok ? parsed.value : undefined;
   };
+  // A revision gone while it waited on its probes is forgotten by the delete handler below.
+  const waits = probeWaitsOf(o);
   const objects = new RevisionObjectWatches({
     enqueue: (name) => controller.enqueue(name),
     log: o.log,
@@ -185,19 +199,23 @@ export function createObjectSetController(o: ObjectSetControllerOptions): Object
     // Each reconcile reads the revision from the informer, as upstream's from its cache.
     reconciler: clusterObjectSetReconciler(
       { ...o.ports, watches: objects, cachedRevisions: () => o.informer.list() },
-      { ...o, cached: (name) => o.informer.get(name) },
+      { ...o, probeWaits: waits, cached: (name) => o.informer.get(name) },
     ),
     log: o.log,
     ...(o.registry === undefined ? {} : { registry: o.registry }),
     watches: [{ informer: o.informer, keys: objectSetKeys }],
     rateLimiter: new DeadlineAwareRateLimiter(new ExponentialFailureRateLimiter(5, 1_000_000), lookup, o.clock),
+    // A revision's latest reconcile decides when it is polled: none once it succeeded (probe-wait.ts).
+    replaceRequeues: true,
     ...(o.concurrency === undefined ? {} : { concurrency: o.concurrency }),
   });
   return {
     run: async (signal) => {
       // A revision gone from the cluster is watched no more.
       const unsubscribe = o.informer.addHandler((type, obj) => {
-        if (type === 'delete') objects.forget(obj.metadata.name ?? '');
+        if (type !== 'delete') return;
+        objects.forget(obj.metadata.name ?? '');
+        waits.forget(obj.metadata.name ?? '');
       });
       await Promise.all([controller.run(signal), objects.run(signal)]);
       unsubscribe();

@@ -2,7 +2,7 @@ import { gzipSync } from 'node:zlib';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { parseClusterObjectSet, type ClusterObjectSet, type Condition } from '../../shared/api/index.ts';
-import type { ReconcileContext } from '../../shared/controller/index.ts';
+import { LOW_PRIORITY, type ReconcileContext } from '../../shared/controller/index.ts';
 import { ApiError, type KubeObject } from '../../shared/kube/index.ts';
 import { fakeCluster, type FakeCluster } from '../../../test/support/fake-cluster.ts';
 import { clusterObjectSetReconciler } from './controller.ts';
@@ -70,7 +70,7 @@ describe('ClusterObjectSet reconcile', () => {
       ],
     });
     const r = reconciler(fc);
-    expect(await r.reconcile('rev', ctx())).toEqual({ requeueAfterMs: 1000 });
+    expect(await r.reconcile('rev', ctx())).toEqual({ requeueAfterMs: 1000, priority: LOW_PRIORITY });
     expect(fc.live(configMap('second'))).toBeUndefined();
     expect(condition(fc, 'rev', 'Available')).toEqual({
       status: 'False',
@@ -104,6 +104,32 @@ describe('ClusterObjectSet reconcile', () => {
       message: 'Objects are available and pass all probes.',
     });
     expect(condition(fc, 'rev', 'Succeeded')).toEqual({ status: 'True', reason: 'Succeeded', message: 'Revision succeeded rolling out.' });
+  });
+
+  it('polls a revision waiting on its probes below the events, longer while no phase more passes, from the start once one did (issue 74)', async () => {
+    const fc = fakeCluster();
+    seedSet(fc, 'rev', {
+      progressionProbes: [readyProbe],
+      phases: [
+        { name: 'first', objects: [{ object: configMap('first', { k: 'v' }, { gate: 'yes' }) }] },
+        { name: 'second', objects: [{ object: configMap('second', { k: 'v' }, { gate: 'yes' }) }] },
+      ],
+    });
+    const r = clusterObjectSetReconciler(
+      { client: fc.client, writerFor: everyRevisionAs(fc.client) },
+      { probeRequeueMs: 1000, probeRequeueMaxMs: 3000, clock: () => new Date(CREATED) },
+    );
+    const waits = async (n: number): Promise<unknown[]> => {
+      const out = [];
+      for (let i = 0; i < n; i++) out.push(await r.reconcile('rev', ctx()));
+      return out;
+    };
+    const poll = (ms: number) => ({ requeueAfterMs: ms, priority: LOW_PRIORITY });
+    expect(await waits(4)).toEqual([poll(1000), poll(2000), poll(3000), poll(3000)]);
+    fc.edit(configMap('first'), (o) => (o.metadata.annotations = { ...o.metadata.annotations, ready: 'true' }));
+    expect(await waits(2)).toEqual([poll(1000), poll(2000)]);
+    fc.edit(configMap('second'), (o) => (o.metadata.annotations = { ...o.metadata.annotations, ready: 'true' }));
+    expect(await r.reconcile('rev', ctx())).toEqual({});
   });
 
   it('refuses an object another controller owns under Prevent, and adopts an unowned one under IfNoController', async () => {
@@ -333,7 +359,7 @@ describe('ClusterObjectSet reconcile', () => {
       phases: [{ name: 'p', objects: [{ object: configMap('c', {}, { gate: 'yes' }) }] }],
     });
     const early = reconciler(fc, new Date(Date.parse(CREATED) + 10 * 60_000 - 400));
-    expect(await early.reconcile('slow', ctx())).toEqual({ requeueAfterMs: 400 });
+    expect(await early.reconcile('slow', ctx())).toEqual({ requeueAfterMs: 400, priority: LOW_PRIORITY });
     expect(condition(fc, 'slow', 'Progressing')?.reason).toBe('RollingOut');
     await reconciler(fc, new Date(Date.parse(CREATED) + 10 * 60_000)).reconcile('slow', ctx());
     expect(condition(fc, 'slow', 'Progressing')).toEqual({

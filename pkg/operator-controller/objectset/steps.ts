@@ -17,7 +17,15 @@ import {
   OWNER_NAME_LABEL,
   type ClusterObjectSet,
 } from '../../shared/api/index.ts';
-import { addFinalizers, isDeleting, removeFinalizer, type ReconcileContext, type Step, type StepOutcome } from '../../shared/controller/index.ts';
+import {
+  addFinalizers,
+  isDeleting,
+  LOW_PRIORITY,
+  removeFinalizer,
+  type ReconcileContext,
+  type Step,
+  type StepOutcome,
+} from '../../shared/controller/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
 import { isNotFound, type KubeClient } from '../../shared/kube/index.ts';
 import type { AppliedObjects } from './applied.ts';
@@ -40,6 +48,7 @@ import { progressDeadline, type Deadline } from './deadline.ts';
 import { phaseComplete, rollOut, tearDown } from './engine.ts';
 import { collisionReport, collisionsMessage, probeFailureLine } from './report.ts';
 import { changedPhasesMessage, loadPhases, mutableSecretsMessage, readingOnce, type LoadedPhase } from './sources.ts';
+import type { ProbeWaits } from './probe-wait.ts';
 
 /** Finalizer of an active revision (upstream's teardown finalizer): removed once it is archived or deleted. */
 const TEARDOWN_FINALIZER = 'olm.operatorframework.io/teardown';
@@ -55,12 +64,6 @@ const VALIDATION_RETRY_MS = 10_000;
 
 /** Retry delay while an archived revision's deletions are pending (upstream's 5 s). */
 const TEARDOWN_RETRY_MS = 5_000;
-
-/**
- * Default delay before probes are looked at again while a revision rolls out: its objects'
- * watches (watches.ts) wake it sooner when one of them changes.
- */
-const DEFAULT_PROBE_REQUEUE_MS = 10_000;
 
 /** What the steps share. */
 export interface ObjectSetState {
@@ -293,8 +296,8 @@ function asWritten(cos: ClusterObjectSet, extension: string | undefined): Cluste
 /** Options of the rollout step. */
 interface RolloutDeps {
   client: ObjectSetClient;
-  /** Delay before probes are looked at again while rolling out (default DEFAULT_PROBE_REQUEUE_MS). */
-  probeRequeueMs?: number;
+  /** When a revision waiting on its probes is looked at again without an event (probe-wait.ts). */
+  waits: Pick<ProbeWaits, 'next' | 'forget'>;
   /** What earlier reconciles applied (applied.ts); none: every apply is sent. */
   applied?: AppliedObjects;
   /** Told of each sibling archived (siblings.ts), as loadStep's. */
@@ -304,8 +307,9 @@ interface RolloutDeps {
 /**
  * An active revision: phases applied in order, each after the previous passed its probes.
  * Complete: earlier active revisions are archived and Succeeded is reported. Collisions are
- * retried after COLLISION_RETRY_MS; failing probes are reported on Available and looked at again
- * after `probeRequeueMs` (or when the deadline falls, if sooner).
+ * retried after COLLISION_RETRY_MS; failing probes are reported on Available, and the revision
+ * waits for its objects' watches to queue it, polled besides at a low priority after a wait that
+ * grows while no phase more passes (probe-wait.ts), no later than the deadline.
  */
 export function rolloutStep(d: RolloutDeps): Step<ObjectSetState> {
   return {
@@ -387,6 +391,7 @@ export function rolloutStep(d: RolloutDeps): Step<ObjectSetState> {
           }
           if (writer.extension !== undefined) d.siblings?.archived(writer.extension, previous);
         }
+        d.waits.forget(cos.metadata.name);
         markSucceeded(cos, version);
         return undefined;
       }
@@ -397,8 +402,8 @@ export function rolloutStep(d: RolloutDeps): Step<ObjectSetState> {
         if (failing !== undefined) failures.push(probeFailureLine(failing.object, failing.probe));
       }
       markRollingOut(cos, version, failures, deadline);
-      const wait = d.probeRequeueMs ?? DEFAULT_PROBE_REQUEUE_MS;
-      return { requeueAfterMs: deadline !== undefined && !deadline.exceeded ? Math.min(wait, deadline.remainingMs) : wait };
+      const passed = outcome.phases.filter(phaseComplete).length;
+      return { requeueAfterMs: d.waits.next(cos.metadata.name, passed, deadline), priority: LOW_PRIORITY };
     },
   };
 }

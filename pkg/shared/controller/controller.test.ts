@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LimitExceededError, TerminalError } from '../errors/index.ts';
 import { Informer, type KubeObject, type ListWatchSource, type ObjectList } from '../kube/index.ts';
 import { Controller } from './controller.ts';
+import { LOW_PRIORITY } from './workqueue.ts';
 import { ReconcileCancelledError, type ReconcileResult, type Reconciler } from './reconciler.ts';
 
 // Captures pino's JSON lines.
@@ -74,6 +75,7 @@ function setup(
     keys?: (o: Readonly<KubeObject>) => string;
     level?: string;
     reconciles?: { apiVersion: string; kind: string };
+    replaceRequeues?: boolean;
   } = {},
 ) {
   const { src, release } = source(names, extra.gated);
@@ -90,6 +92,7 @@ function setup(
     concurrency: extra.concurrency ?? 1,
     shutdownTimeoutMs: 5_000,
     ...(extra.reconciles === undefined ? {} : { reconciles: extra.reconciles }),
+    ...(extra.replaceRequeues === undefined ? {} : { replaceRequeues: extra.replaceRequeues }),
   });
   void informer.run(ctl.signal);
   const done = controller.run(ctl.signal);
@@ -196,6 +199,52 @@ describe('Controller', () => {
     expect(times).toEqual([0, 30_000, 30_005]);
     expect(await metric(registry, 'controller_runtime_reconcile_total', { result: 'requeue_after' })).toBe(1);
     expect(await metric(registry, 'controller_runtime_reconcile_total', { result: 'requeue' })).toBe(1);
+  });
+
+  it("queues a requeueAfter at the result's priority: a key an event queued goes before the polls", async () => {
+    const calls: string[] = [];
+    const { controller } = setup(['a', 'b', 'c'], async (key): Promise<ReconcileResult> => {
+      calls.push(key);
+      await new Promise((r) => setTimeout(r, 100));
+      // Each polled again at 2 s.
+      return { requeueAfterMs: 2000 - Date.now(), priority: LOW_PRIORITY };
+    });
+    await vi.advanceTimersByTimeAsync(350);
+    expect(calls).toEqual(['a', 'b', 'c']);
+    // The three polls come due at once; while the first runs, an event queues c.
+    await vi.advanceTimersByTimeAsync(2050 - 350);
+    controller.enqueue('c');
+    await vi.advanceTimersByTimeAsync(300);
+    expect(calls.slice(3)).toEqual(['a', 'c', 'b']);
+  });
+
+  it("with replaceRequeues, the latest reconcile's requeueAfter replaces the pending one, and one asking for none drops it", async () => {
+    const run = async (replaceRequeues: boolean): Promise<number[]> => {
+      ctl.abort();
+      ctl = new AbortController();
+      const start = Date.now();
+      const times: number[] = [];
+      const results: ReconcileResult[] = [{ requeueAfterMs: 5_000 }, { requeueAfterMs: 20_000 }, { requeueAfterMs: 5_000 }, {}];
+      const { controller } = setup(
+        ['a'],
+        async (): Promise<ReconcileResult> => {
+          times.push(Date.now() - start);
+          return results[times.length - 1] ?? {};
+        },
+        { replaceRequeues },
+      );
+      // Events at 1 s and 22 s.
+      await vi.advanceTimersByTimeAsync(1_000);
+      controller.enqueue('a');
+      await vi.advanceTimersByTimeAsync(21_000);
+      controller.enqueue('a');
+      await vi.advanceTimersByTimeAsync(60_000);
+      return times;
+    };
+    // client-go's: the earliest pending delay is kept (the 20 s asked at 1 s is lost), and the event at 22 s comes on top.
+    expect(await run(false)).toEqual([0, 1_000, 5_000, 10_000, 22_000]);
+    // The reconcile at 1 s moves the requeue to 21 s; the one at 22 s, asking for none, drops the requeue due at 26 s.
+    expect(await run(true)).toEqual([0, 1_000, 21_000, 22_000]);
   });
 
   it('counts programming errors as panics and retries them', async () => {

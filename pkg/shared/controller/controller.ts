@@ -69,6 +69,13 @@ interface ControllerOptions {
   rateLimiter?: RateLimiter;
   /** Least delay (ms) before retrying a reconcile failed for a LimitExceededError (default 0). */
   limitRetryFloorMs?: number;
+  /**
+   * A reconcile's `requeueAfterMs` replaces the one an earlier reconcile of the key left pending,
+   * and a reconcile that asks for none drops it (WorkQueue `requeueAfter`): the latest reconcile
+   * saw the latest state. Default (client-go's): the earliest pending delay is kept, and a
+   * requeue comes even after a later reconcile found nothing left to wait for.
+   */
+  replaceRequeues?: boolean;
   /** How long `run` waits for in-flight reconciles after its signal aborted (default 30 s). */
   shutdownTimeoutMs?: number;
   /**
@@ -266,16 +273,20 @@ export class Controller {
       if (outcome !== 'returned') finished();
       if (this.#o.reconciles !== undefined) reconcileEnding(log, key, this.#o.reconciles);
     }
+    const replace = this.#o.replaceRequeues === true;
     if (result?.requeueAfterMs !== undefined && result.requeueAfterMs > 0) {
       this.queue.forget(key);
-      this.queue.addAfter(key, result.requeueAfterMs);
+      if (replace) this.queue.requeueAfter(key, result.requeueAfterMs, result.priority);
+      else this.queue.addAfter(key, result.requeueAfterMs, result.priority);
       m?.total.inc({ result: 'requeue_after' });
       outcome = 'requeue_after';
     } else if (result?.requeue === true) {
+      if (replace) this.queue.cancelRequeue(key);
       this.queue.addRateLimited(key);
       m?.total.inc({ result: 'requeue' });
       outcome = 'requeue';
     } else {
+      if (replace) this.queue.cancelRequeue(key);
       this.queue.forget(key);
       m?.total.inc({ result: 'success' });
       outcome = 'success';

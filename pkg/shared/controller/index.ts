@@ -22,4 +22,4 @@ export { MetricsAuth } from './metrics-auth.ts';
 export { ExponentialFailureRateLimiter, type RateLimiter } from './rate-limiter.ts';
 export { PanicError, isPanic, type ReconcileContext, type ReconcileResult, type Reconciler } from './reconciler.ts';
 export { jsonEqual, type StatusClient } from './status-writer.ts';
-export { WorkQueue } from './workqueue.ts';
+export { LOW_PRIORITY, WorkQueue } from './workqueue.ts';

@@ -10,6 +10,12 @@ export interface ReconcileResult {
   requeueAfterMs?: number;
   /** Reconcile again after the rate limiter's delay, without an error. */
   requeue?: boolean;
+  /**
+   * The queue priority of the key queued again after `requeueAfterMs` (WorkQueue `add`; default 0,
+   * an event's): a poll nothing asked for goes below the events (LOW_PRIORITY), as
+   * controller-runtime's priority queue puts what was not edge-triggered behind what was.
+   */
+  priority?: number;
 }
 
 /** Per-reconcile context. */

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BucketRateLimiter, ExponentialFailureRateLimiter, MaxOfRateLimiter, defaultControllerRateLimiter } from './rate-limiter.ts';
-import { WorkQueue } from './workqueue.ts';
+import { LOW_PRIORITY, WorkQueue } from './workqueue.ts';
 
 beforeEach(() => {
   vi.useFakeTimers({ now: 1_000_000 });
@@ -244,6 +244,17 @@ describe('WorkQueue', () => {
     q.done('a');
     q.done('b');
     expect([await q.get(), await q.get()]).toEqual(['a', 'b']);
+  });
+
+  it('queues a delayed add at its priority: polls go behind keys an event queued, and an event moves a polled key up', async () => {
+    const q = new WorkQueue({ name: 'q' });
+    for (const k of ['p1', 'p2', 'p3']) q.addAfter(k, 1000, LOW_PRIORITY);
+    q.addAfter('now', 0, LOW_PRIORITY);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(q.length).toBe(4);
+    q.add('event');
+    q.add('p3'); // an event for a polled key: moved up to the events' priority
+    expect([await q.get(), await q.get(), await q.get(), await q.get(), await q.get()]).toEqual(['event', 'p3', 'now', 'p1', 'p2']);
   });
 
   it('behaves like a prioritised set-plus-processing model under random operations', async () => {

@@ -6,6 +6,10 @@
  * - `addAfter` delays an add (the earliest pending delay of a key wins);
  * - `addRateLimited` delays by the rate limiter; `forget` resets the key's backoff.
  *
+ * Besides, a key's requeue (`requeueAfter`): one delayed add a key has at most, which the next
+ * replaces and `cancelRequeue` drops, for a controller whose latest reconcile says whether and
+ * when to come back (Controller `replaceRequeues`).
+ *
  * One addition, as controller-runtime's priority queue: `add(key, priority)` hands out keys of
  * a higher priority first (default 0; keys of one priority in the order they were queued). A
  * key queued again with a higher priority moves up; a lower one leaves it where it is. A key
@@ -14,6 +18,9 @@
 import type { Registry } from 'prom-client';
 import { defaultControllerRateLimiter, type RateLimiter } from './rate-limiter.ts';
 import { workQueueMetrics, type WorkQueueMetrics } from './workqueue-metrics.ts';
+
+/** The priority of a key nothing but a poll asked for (controller-runtime's handler.LowPriority): behind every event's (0). */
+export const LOW_PRIORITY = -100;
 
 /** Construction options of a WorkQueue. */
 interface WorkQueueOptions {
@@ -40,6 +47,7 @@ export class WorkQueue {
   /** How long each key in flight waited in the queue before a worker took it (ms). */
   readonly #waited = new Map<string, number>();
   readonly #waiting = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  readonly #requeues = new Map<string, NodeJS.Timeout>();
   #getters: Array<(key: string | undefined) => void> = [];
   #idle: Array<() => void> = [];
   #shuttingDown = false;
@@ -73,12 +81,12 @@ export class WorkQueue {
     this.#wake();
   }
 
-  /** Queues `key` after `delayMs` (at once when <= 0); an earlier pending delay is kept. */
-  addAfter(key: string, delayMs: number): void {
+  /** Queues `key` at `priority` after `delayMs` (at once when <= 0); an earlier pending delay is kept, with its priority. */
+  addAfter(key: string, delayMs: number, priority = 0): void {
     if (this.#shuttingDown) return;
     this.#metrics?.retries.inc();
     if (delayMs <= 0) {
-      this.add(key);
+      this.add(key, priority);
       return;
     }
     const at = Date.now() + delayMs;
@@ -89,9 +97,27 @@ export class WorkQueue {
     }
     const timer = setTimeout(() => {
       this.#waiting.delete(key);
-      this.add(key);
+      this.add(key, priority);
     }, delayMs);
     this.#waiting.set(key, { at, timer });
+  }
+
+  /** Queues `key` at `priority` after `delayMs`, instead of the requeue it had pending (delayed adds of `addAfter` stay). */
+  requeueAfter(key: string, delayMs: number, priority = 0): void {
+    if (this.#shuttingDown) return;
+    this.cancelRequeue(key);
+    this.#metrics?.retries.inc();
+    const timer = setTimeout(() => {
+      this.#requeues.delete(key);
+      this.add(key, priority);
+    }, delayMs);
+    this.#requeues.set(key, timer);
+  }
+
+  /** Drops the requeue `key` has pending, if any. */
+  cancelRequeue(key: string): void {
+    clearTimeout(this.#requeues.get(key));
+    this.#requeues.delete(key);
   }
 
   /** Queues `key` after the rate limiter's delay (one more failure of `key`), or after `floorMs` if that is longer. */
@@ -155,6 +181,8 @@ export class WorkQueue {
     this.#shuttingDown = true;
     for (const w of this.#waiting.values()) clearTimeout(w.timer);
     this.#waiting.clear();
+    for (const timer of this.#requeues.values()) clearTimeout(timer);
+    this.#requeues.clear();
     clearInterval(this.#gaugeTimer);
     this.#gaugeTimer = undefined;
     const getters = this.#getters;
