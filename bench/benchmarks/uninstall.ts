@@ -12,8 +12,10 @@
  * one per namespace and ServiceAccount, installed in one kubectl apply and deleted at once,
  * MANY_ROUNDS times. Each uninstall is timed from the first DELETE (sent in process, all at once)
  * until the ClusterExtensions are gone and until every non-CRD object of theirs is gone
- * (bench/lib/uninstall-runs.ts); the rows are medians. Our requests during the uninstall of one
- * come from kube-apiserver's audit log.
+ * (bench/lib/uninstall-runs.ts); the rows are medians. Each controller's requests during the
+ * uninstalls come from kube-apiserver's audit log, and the CPU time of the uninstall of
+ * EXTENSIONS from /proc: the controller's, kube-apiserver's, etcd's and kube-controller-manager's
+ * (whose garbage collector does upstream's deletes).
  *
  * Targets (issue 49): one extension uninstalled within 100 ms; EXTENSIONS within upstream's time
  * (its finalizer removal plus the garbage collector's deletion).
@@ -21,7 +23,7 @@
 import { join } from 'node:path';
 import { copyFile } from 'node:fs/promises';
 import type { Benchmark, BenchContext, BenchOutcome } from '../lib/benchmark.ts';
-import { type AuditLog, createAuditLog, describeRequests } from '../lib/audit-log.ts';
+import { type AuditEvent, type AuditLog, createAuditLog, describeRequests } from '../lib/audit-log.ts';
 import {
   type PushedBundle,
   benchImageClient,
@@ -35,7 +37,9 @@ import { quiet } from '../lib/extension-runs.ts';
 import { sleep } from '../lib/http-load.ts';
 import { type OlmStack, startOlmStack } from '../lib/olm-stack.ts';
 import { type Measurement, atMost, measure } from '../lib/report.ts';
-import { type ClusterWatch, eachLimited, watchCluster } from '../lib/scale-runs.ts';
+import { findProcesses } from '../lib/proc.ts';
+import { upstreams } from '../lib/request-counts.ts';
+import { type ClusterWatch, type ProcessGroups, controlPlaneProcesses, eachLimited, watchCluster } from '../lib/scale-runs.ts';
 import { median, round } from '../lib/stats.ts';
 import { type ObjectWatch, type UninstallRun, installThenUninstall, releaseKinds, watchOwnedObjects } from '../lib/uninstall-runs.ts';
 import { startUpstreamOperatorController, upstreamOperatorControllerBinary } from '../lib/upstream-operator-controller.ts';
@@ -110,7 +114,7 @@ async function rounds(
   side: Side,
   label: string,
   settle: () => Promise<void>,
-  ours?: { audit: AuditLog; healthUrl: string },
+  counted: { audit: AuditLog; healthUrl?: string; who?: (e: AuditEvent) => boolean; cpu: ProcessGroups },
 ): Promise<{ one: UninstallRun[]; many: UninstallRun[] }> {
   const file = (n: string): string => join(ctx.workDir, `${label}-${n}.yaml`);
   const one: UninstallRun[] = [];
@@ -121,7 +125,7 @@ async function rounds(
       file: file('one'),
       timeoutMs: TIMEOUT_MS,
       settle,
-      ...ours,
+      ...counted,
     });
     ctx.log(
       `${label}: ${i === 0 ? 'warm-up' : `round ${i}/${ROUNDS}`}: 1 extension (${r.objects} objects) gone in ${Math.round(r.extensionsGoneMs)} ms, objects in ${Math.round(r.objectsGoneMs)} ms; finalizers step ${Math.round(r.finalizersMs)} ms, ${r.requests.length} requests`,
@@ -136,15 +140,34 @@ async function rounds(
       file: file('many'),
       timeoutMs: TIMEOUT_MS,
       settle,
-      ...ours,
+      ...counted,
     });
     ctx.log(
-      `${label}: round ${i + 1}/${MANY_ROUNDS}: ${EXTENSIONS} extensions (${r.objects} objects) gone in ${Math.round(r.extensionsGoneMs)} ms, objects in ${Math.round(r.objectsGoneMs)} ms; finalizers steps ${Math.round(r.finalizersMs)} ms, ${r.requests.length} requests`,
+      `${label}: round ${i + 1}/${MANY_ROUNDS}: ${EXTENSIONS} extensions (${r.objects} objects) gone in ${Math.round(r.extensionsGoneMs)} ms, objects in ${Math.round(r.objectsGoneMs)} ms; finalizers steps ${Math.round(r.finalizersMs)} ms, ${r.requests.length} requests; ${cpuText(r)}`,
     );
     many.push(r);
   }
   return { one, many };
 }
+
+/** The control plane's processes and kube-controller-manager's, with the controller's `pid`. */
+function cpuGroups(stack: OlmStack, pid: number): ProcessGroups {
+  const kcm = findProcesses((cmd) => cmd.includes(stack.cp.dir) && (cmd.split(' ')[0] ?? '').endsWith('/kube-controller-manager'));
+  return { controller: [pid], ...controlPlaneProcesses(stack), 'kube-controller-manager': kcm };
+}
+
+const cpuText = (r: UninstallRun): string =>
+  `CPU ${Object.entries(r.cpu)
+    .map(([k, v]) => `${k} ${round(v, 2)} s`)
+    .join(', ')}`;
+
+/** The median over `runs` of each group's CPU seconds, as `controller 1.2 s, ...`. */
+const medianCpu = (runs: readonly UninstallRun[]): string =>
+  Object.keys(runs[0]?.cpu ?? {})
+    .map((k) => `${k} ${round(median(runs.map((r) => r.cpu[k] ?? Number.NaN)), 2)} s`)
+    .join(', ');
+
+const controllerCpu = (runs: readonly UninstallRun[]): number => round(median(runs.map((r) => r.cpu['controller'] ?? Number.NaN)), 2);
 
 const med = (runs: readonly UninstallRun[], f: (r: UninstallRun) => number): number => round(median(runs.map(f)), 0);
 const spread = (runs: readonly UninstallRun[]): string =>
@@ -178,6 +201,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     const ourRuns = await rounds(ctx, stack, watch, objects, ours, 'ours', async () => void (await quiet(oc, 2_500)), {
       audit,
       healthUrl: oc.healthUrl,
+      cpu: cpuGroups(stack, oc.child.pid),
     });
     await oc.child.stop();
     if (AUDIT_COPY !== undefined) await copyFile(join(ctx.workDir, 'audit.log'), AUDIT_COPY);
@@ -186,11 +210,15 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     const upSide = sides.get('upstream');
     if (upstreamBinary !== undefined && upSide !== undefined) {
       ctx.log("starting upstream's operator-controller (ours stopped)");
-      const { stop } = await startUpstreamOperatorController(upstreamBinary, stack.cp, ctx.workDir, stack.registry);
+      const { pid, stop } = await startUpstreamOperatorController(upstreamBinary, stack.cp, ctx.workDir, stack.registry);
       // Its leader election: the first reconcile waits for the Lease.
       await sleep(3_000);
       try {
-        upRuns = await rounds(ctx, stack, watch, objects, upSide, 'upstream', () => sleep(2_000));
+        upRuns = await rounds(ctx, stack, watch, objects, upSide, 'upstream', () => sleep(2_000), {
+          audit,
+          who: upstreams,
+          cpu: cpuGroups(stack, pid),
+        });
       } finally {
         await stop();
       }
@@ -229,6 +257,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
         undefined,
         `the last round: ${describeRequests(ourRuns.many.at(-1)?.requests ?? [])}`,
       ),
+      measure(`  our CPU, uninstall of ${EXTENSIONS} (median)`, controllerCpu(ourRuns.many), 'CPU-s', undefined, medianCpu(ourRuns.many)),
     ];
     if (upRuns !== undefined) {
       measurements.push(
@@ -240,6 +269,21 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
           spread(upRuns.one),
         ),
         measure(`upstream: ${EXTENSIONS} extensions delete -> all gone`, upManyMs ?? Number.NaN, 'ms', undefined, spread(upRuns.many)),
+        measure(
+          '  its requests, uninstall of 1 (median)',
+          med(upRuns.one, (r) => r.requests.length),
+          '',
+          undefined,
+          `the last round: ${describeRequests(upRuns.one.at(-1)?.requests ?? [])}`,
+        ),
+        measure(
+          `  its requests per extension, uninstall of ${EXTENSIONS} (median)`,
+          round(median(upRuns.many.map((r) => r.requests.length)) / EXTENSIONS, 1),
+          '',
+          undefined,
+          `the last round: ${describeRequests(upRuns.many.at(-1)?.requests ?? [])}`,
+        ),
+        measure(`  its CPU, uninstall of ${EXTENSIONS} (median)`, controllerCpu(upRuns.many), 'CPU-s', undefined, medianCpu(upRuns.many)),
       );
     }
     const detail = (runs: readonly UninstallRun[]): object[] =>
@@ -250,6 +294,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
         objectsGoneMs: Math.round(r.objectsGoneMs),
         finalizersStepMs: Math.round(r.finalizersMs),
         requests: r.requests.length,
+        cpuSeconds: r.cpu,
       }));
     return {
       measurements,

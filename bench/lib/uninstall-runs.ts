@@ -17,7 +17,7 @@ import { Informer, type KubeObject, type TypeRef, clientListWatch } from '../../
 import { type AuditEvent, type AuditLog, byOperatorController } from './audit-log.ts';
 import { sleep } from './http-load.ts';
 import { type OlmStack, scrapeStepMetrics, stepDelta } from './olm-stack.ts';
-import { type ClusterWatch, type InstallRun, installRun } from './scale-runs.ts';
+import { type ClusterWatch, type InstallRun, type ProcessGroups, cpuMeter, installRun } from './scale-runs.ts';
 
 const KUBE_SYSTEM = 'system:serviceaccount:kube-system:';
 const CE = { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterExtension' } as const;
@@ -83,6 +83,8 @@ export interface UninstallRun {
   requests: AuditEvent[];
   /** Time in our finalizers step (its reconciles' sum, all extensions; with `healthUrl`), ms. */
   finalizersMs: number;
+  /** CPU seconds of each process group from the delete until done (with `cpu`; empty without). */
+  cpu: Record<string, number>;
 }
 
 /**
@@ -103,6 +105,10 @@ export async function installThenUninstall(
     audit?: AuditLog;
     /** Our operator-controller's /healthz address: its step metrics give the time in the finalizers step. */
     healthUrl?: string;
+    /** Whose requests `audit` counts (default: ours). */
+    who?: (e: AuditEvent) => boolean;
+    /** Processes whose CPU time the uninstall is measured by. */
+    cpu?: ProcessGroups;
   },
 ): Promise<UninstallRun> {
   const install = await installRun(stack, watch, opts);
@@ -120,7 +126,7 @@ export async function timeUninstall(
   watch: ClusterWatch,
   objects: ObjectWatch,
   names: ReadonlySet<string>,
-  opts: { timeoutMs: number; audit?: AuditLog; healthUrl?: string; who?: (e: AuditEvent) => boolean },
+  opts: { timeoutMs: number; audit?: AuditLog; healthUrl?: string; who?: (e: AuditEvent) => boolean; cpu?: ProcessGroups },
 ): Promise<Omit<UninstallRun, 'install'>> {
   const count = objects.ownedBy(names).length;
   let extensionsGoneMs = Number.NaN;
@@ -146,7 +152,9 @@ export async function timeUninstall(
   );
   const offset = await opts.audit?.offset();
   const before = opts.healthUrl === undefined ? undefined : await scrapeStepMetrics(opts.healthUrl);
+  let cpuSince: (() => Record<string, number>) | undefined;
   try {
+    cpuSince = opts.cpu === undefined ? undefined : cpuMeter(opts.cpu);
     start = performance.now();
     wallStart = Date.now();
     // In process, all at once: kubectl's own start-up (100-300 ms here) is not the controller's time.
@@ -157,6 +165,7 @@ export async function timeUninstall(
     offObjects();
     offExtensions();
   }
+  const cpu = cpuSince?.() ?? {};
   let finalizersMs = Number.NaN;
   if (before !== undefined && opts.healthUrl !== undefined) {
     finalizersMs = (stepDelta(before, await scrapeStepMetrics(opts.healthUrl)).steps['finalizers']?.sum ?? Number.NaN) * 1000;
@@ -174,5 +183,5 @@ export async function timeUninstall(
         !(e.user?.username ?? '').startsWith(KUBE_SYSTEM),
     );
   }
-  return { objects: count, extensionsGoneMs, objectsGoneMs, doneMs: Math.max(extensionsGoneMs, objectsGoneMs), requests, finalizersMs };
+  return { objects: count, extensionsGoneMs, objectsGoneMs, doneMs: Math.max(extensionsGoneMs, objectsGoneMs), requests, finalizersMs, cpu };
 }
