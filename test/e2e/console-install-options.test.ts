@@ -1,7 +1,8 @@
 // The install form's OperatorHub choices (issue 71) in Debian's chromium (playwright-core):
 // the install modes the bundle's CSV supports, written as upstream's spec.config.inline
 // watchNamespace (and refused in upstream's words); the CSV's suggested namespace prefilled and
-// created by Install; and "install the dependencies first" (olmv1 install --with-dependencies),
+// created by Install, its template's labels shown, the one weakening Pod security applied only
+// once its checkbox is checked (decision 0157); and "install the dependencies first" (olmv1 install --with-dependencies),
 // the dependencies listed by Preview before Install installs them. The console is the real
 // command with the admin kubeconfig, against the real API server, registry and catalogd. No
 // operator-controller runs: where the install service waits for a dependency to be Installed,
@@ -32,14 +33,18 @@ const SCOPED = `scoped-${id}`;
 const SUGGESTED = `scoped-system-${id}`;
 /** Requires package BASE; BASE provides it. */
 const NEEDS = `needs-${id}`;
-/** SCOPED's suggested-namespace template: one label and one annotation to apply, one label of OLM's to drop. */
+/** SCOPED's suggested-namespace template: one label and one annotation to apply, one label of OLM's to drop, one weakening Pod security to ask for. */
 const TEMPLATE = {
   'operatorframework.io/suggested-namespace-template': JSON.stringify({
     apiVersion: 'v1',
     kind: 'Namespace',
     metadata: {
       name: SUGGESTED,
-      labels: { 'example.com/monitoring': 'true', 'olm.operatorframework.io/installed-for': 'someone-else' },
+      labels: {
+        'example.com/monitoring': 'true',
+        'olm.operatorframework.io/installed-for': 'someone-else',
+        'pod-security.kubernetes.io/enforce': 'privileged',
+      },
       annotations: { 'example.com/owner': 'team-a' },
     },
   }),
@@ -168,6 +173,17 @@ describe('olmv1 console: the install form as OperatorHub offers it', () => {
     expect(yaml).toContain(`watchNamespace: ${SUGGESTED}`);
     expect(yaml).toMatch(/example\.com\/monitoring: ["']true["']/);
     expect(await page.locator('[data-install-creates-namespace]').innerText()).toContain(`${SUGGESTED} does not exist: Install creates it`);
+    // The template's entries are shown; the one weakening Pod security is left out until its box is checked, and the log says so.
+    const template = page.locator('[data-install-namespace-template]');
+    expect(await template.innerText()).toContain('label example.com/monitoring=true');
+    expect(await template.innerText()).toContain('annotation example.com/owner=team-a');
+    const acceptLabels = page.getByLabel(/which weaken the namespace's Pod security/);
+    expect(await acceptLabels.isChecked()).toBe(false);
+    expect(await acceptLabels.locator('xpath=..').innerText()).toContain('label pod-security.kubernetes.io/enforce=privileged');
+    expect(yaml).not.toContain('pod-security.kubernetes.io/enforce');
+    expect(await preview.locator('.olmv1-log').innerText()).toContain(
+      `label "pod-security.kubernetes.io/enforce=privileged" not applied (it weakens the namespace's Pod security`,
+    );
 
     // SingleNamespace needs a watch namespace: upstream's configuration schema says so, in its words.
     await page.getByLabel('A specific namespace on the cluster').check();
@@ -181,8 +197,14 @@ describe('olmv1 console: the install form as OperatorHub offers it', () => {
     await expect.poll(() => preview.count(), { timeout: 60_000 }).toBe(1);
     yaml = await preview.locator('.pf-v6-c-code-block__code').innerText();
     expect(yaml).toContain(`watchNamespace: team-${id}`);
+    // Checked, the preview runs again with the label on the namespace.
+    await page.getByLabel(/which weaken the namespace's Pod security/).check();
+    await expect
+      .poll(() => preview.locator('.pf-v6-c-code-block__code').innerText(), { timeout: 60_000 })
+      .toMatch(/pod-security\.kubernetes\.io\/enforce: privileged/);
     await page.getByRole('button', { name: 'Equivalent command' }).click();
     expect(await page.locator('[data-equivalent-command]').innerText()).toContain(`--namespace ${SUGGESTED} --watch-namespace team-${id}`);
+    expect(await page.locator('[data-equivalent-command]').innerText()).toContain('--accept-namespace-labels');
     expect(await axe(page)).toEqual([]);
     await page.locator('[data-install-mode="OwnNamespace"]').scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(SHOTS, 'console-install-mode.png') });
@@ -194,7 +216,11 @@ describe('olmv1 console: the install form as OperatorHub offers it', () => {
     expect(await absent(kube.client.get({ apiVersion: 'v1', kind: 'Namespace', name: SUGGESTED }))).toBe('there');
     // Created with the template's label and annotation; install's own labels win over the template's.
     const ns = await kube.client.get({ apiVersion: 'v1', kind: 'Namespace', name: SUGGESTED });
-    expect(ns.metadata.labels).toMatchObject({ 'example.com/monitoring': 'true', 'olm.operatorframework.io/installed-for': SCOPED });
+    expect(ns.metadata.labels).toMatchObject({
+      'example.com/monitoring': 'true',
+      'olm.operatorframework.io/installed-for': SCOPED,
+      'pod-security.kubernetes.io/enforce': 'privileged',
+    });
     expect(ns.metadata.annotations).toMatchObject({ 'example.com/owner': 'team-a' });
     // The refusal above is the one 422 answer.
     expect(errors.filter((e) => !/status of 422/.test(e))).toEqual([]);

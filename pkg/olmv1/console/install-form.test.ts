@@ -27,6 +27,7 @@ describe('install form', () => {
       dryRun: true,
       withDependencies: false,
       acceptCommunity: false,
+      acceptNamespaceLabels: false,
       wait: false,
     });
     const any = installRequest({ ...parsed.form, channel: '', version: '' }, false);
@@ -36,6 +37,11 @@ describe('install form', () => {
     expect(acknowledged.ok && installRequest(acknowledged.form, false).acceptCommunity).toBe(true);
     const text = parseInstallForm({ ...base, acceptCommunity: 'true' });
     expect(text.ok && installRequest(text.form, false).acceptCommunity).toBe(false);
+    // The checkbox naming the template's entries that weaken Pod security, as --accept-namespace-labels (decision 0157).
+    const labels = parseInstallForm({ ...base, acceptNamespaceLabels: true });
+    expect(labels.ok && installRequest(labels.form, true).acceptNamespaceLabels).toBe(true);
+    const labelsText = parseInstallForm({ ...base, acceptNamespaceLabels: 'yes' });
+    expect(labelsText.ok && installRequest(labelsText.form, true).acceptNamespaceLabels).toBe(false);
   });
 
   it('installs as an existing ServiceAccount when one is named; none (the default) has install create NAME-installer', () => {

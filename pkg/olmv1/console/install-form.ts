@@ -39,6 +39,8 @@ export interface InstallForm {
   withDependencies: boolean;
   /** The user checked the community warning's box (`--accept-community`; the install service refuses a Community catalog's install without it). */
   acceptCommunity: boolean;
+  /** The user checked the box naming the suggested-namespace template's entries that weaken Pod security (`--accept-namespace-labels`; dropped without it). */
+  acceptNamespaceLabels: boolean;
 }
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -62,6 +64,7 @@ export function parseInstallForm(body: unknown): { ok: true; form: InstallForm }
     watchNamespace: str('watchNamespace'),
     withDependencies: b['withDependencies'] === true,
     acceptCommunity: b['acceptCommunity'] === true,
+    acceptNamespaceLabels: b['acceptNamespaceLabels'] === true,
   };
   if (form.catalog === '' || form.package === '') return { ok: false, error: 'a catalog and a package are required' };
   if (form.name.length > 253 || !DNS_SUBDOMAIN.test(form.name))
@@ -111,6 +114,7 @@ export function installRequest(form: InstallForm, dryRun: boolean): InstallReque
     dryRun,
     withDependencies: form.withDependencies,
     acceptCommunity: form.acceptCommunity,
+    acceptNamespaceLabels: form.acceptNamespaceLabels,
     wait: false,
   };
 }

@@ -1,7 +1,8 @@
 /**
  * The install service's outcome as the console answers it (pure): the objects as data (and as
  * YAML for the preview and its download), what was done with each, the resolved bundle, and the
- * installer RBAC's warnings, and for a preview with dependencies the dependencies Install installs first.
+ * installer RBAC's warnings, and for a preview with dependencies the dependencies Install installs first;
+ * what the CSV's suggested-namespace template sets on a namespace Install creates (decision 0157).
  */
 import { formatEscalationWarning, objectsToYaml } from '../../operator-controller/render/index.ts';
 import { describeObject, type InstallResult } from '../install/index.ts';
@@ -29,6 +30,8 @@ export function installAnswer(r: InstallResult) {
       version: d.provider.version,
       catalog: d.provider.catalog,
     })),
+    /** The template's labels and annotations applied, and its entries that weaken Pod security (applied only when accepted); null when none. */
+    namespaceTemplate: r.namespaceTemplate ?? null,
     log: `${log.join('\n')}\n`,
   };
 }

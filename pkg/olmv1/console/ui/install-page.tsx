@@ -6,7 +6,9 @@
  * "Download" saves as NAME.yaml (a Blob URL on an `<a download>`: no CSP directive governs a
  * download, so the CSP stays as it is); "Install" creates them and goes to the extension's page,
  * which follows it until Installed. The namespace, install mode and dependencies choices are
- * install-options.tsx; a preview with dependencies lists those Install installs first.
+ * install-options.tsx; a preview with dependencies lists those Install installs first. A preview
+ * of a namespace Install creates shows what the CSV's namespace template sets on it, with the
+ * checkbox for its entries that weaken Pod security (namespace-template.tsx; its toggle previews again).
  */
 import { useEffect, useState } from 'react';
 import {
@@ -37,6 +39,7 @@ import { extensionHref, getJson, packageHref, postJson, type Detail } from './ap
 import { acknowledgementMissing, CommunityWarning } from './source-badge.tsx';
 import { EquivalentCommand } from './equivalent-command.tsx';
 import { DependenciesChoice, InstallModeChoice, NamespaceChoice, offeredModes } from './install-options.tsx';
+import { NamespaceTemplateDetails, type NamespaceTemplateView } from './namespace-template.tsx';
 import { Table } from './table.tsx';
 
 /** What `/api/install` answers (install-result.ts). */
@@ -46,6 +49,7 @@ interface InstallAnswer {
   name: string;
   objects: { kind: string; metadata: { name?: string } }[];
   dependencies: { requirement: string; packageName: string; version: string; catalog: string }[];
+  namespaceTemplate: NamespaceTemplateView | null;
 }
 
 const UPDATE_POLICY_HELP: Record<InstallForm['updatePolicy'], string> = {
@@ -72,6 +76,7 @@ export function InstallPage({ catalog, name }: { catalog: string; name: string }
     watchNamespace: '',
     withDependencies: false,
     acceptCommunity: false,
+    acceptNamespaceLabels: false,
   });
   const [suggested, setSuggested] = useState(false);
   // The installer: a new least-privilege ServiceAccount (false), or the existing one named in form.serviceAccount.
@@ -104,10 +109,10 @@ export function InstallPage({ catalog, name }: { catalog: string; name: string }
     setForm((f) => ({ ...f, ...patch }));
     setPreview(undefined);
   };
-  const run = (dryRun: boolean): void => {
+  const run = (dryRun: boolean, patch: Partial<InstallForm> = {}): void => {
     setBusy(dryRun ? 'preview' : 'install');
     setError(undefined);
-    const body = { ...form, serviceAccount: existing ? form.serviceAccount : '', acceptCommunity: acknowledged, dryRun };
+    const body = { ...form, ...patch, serviceAccount: existing ? form.serviceAccount : '', acceptCommunity: acknowledged, dryRun };
     postJson<InstallAnswer>('/api/install', body).then(
       (r) => {
         setBusy(undefined);
@@ -274,6 +279,18 @@ export function InstallPage({ catalog, name }: { catalog: string; name: string }
               Namespace <code>{form.namespace}</code> does not exist: Install creates it.
             </p>
           )}
+          {preview?.namespaceTemplate != null && (
+            <NamespaceTemplateDetails
+              namespace={form.namespace}
+              template={preview.namespaceTemplate}
+              accepted={form.acceptNamespaceLabels}
+              onAccept={(accepted) => {
+                // The preview is run again, so what it shows is what Install writes.
+                setForm((f) => ({ ...f, acceptNamespaceLabels: accepted }));
+                run(true, { acceptNamespaceLabels: accepted });
+              }}
+            />
+          )}
           {form.withDependencies && (
             <div data-install-dependencies="">
               <Title headingLevel="h3">Installed first</Title>
@@ -316,6 +333,7 @@ function installCommand(catalog: string, pkg: string, form: InstallForm): string
     form.installMode === 'SingleNamespace' ? ` --watch-namespace ${form.watchNamespace}` : '',
     form.withDependencies ? ' --with-dependencies' : ' --dry-run -o yaml',
     form.acceptCommunity ? ' --accept-community' : '',
+    form.acceptNamespaceLabels ? ' --accept-namespace-labels' : '',
   ];
   return `olmv1 install ${pkg}${flags.join('')}`;
 }
