@@ -15,6 +15,7 @@ import { BundleBudget, type PullStatus } from '../../pkg/operator-controller/bun
 import { createObjectSetReleases, type ObjectSetManifest } from '../../pkg/operator-controller/applier/index.ts';
 import { createUpgradeNotices } from '../../pkg/operator-controller/clusterextension/index.ts';
 import { fakeCluster } from '../../test/support/fake-cluster.ts';
+import { informerCopy } from '../../test/support/informer-copy.ts';
 import { setCondition, type SetCondition } from '../../test/support/revision-fixtures.ts';
 import {
   MemoryReleaseStore,
@@ -117,14 +118,11 @@ function harness(versions: string[]) {
   // As control.ts composes them: revisions in ClusterObjectSets, Helm records only migrated from.
   const boxcutter = clusterExtensionReconciler({ ...common, releases: helmReleases, boxcutter: { systemNamespace: SYSTEM_NAMESPACE } });
   // The same, reading the revisions from the informer's copies as of the last `sync` (control.ts passes Informer.list).
-  let copies: readonly KubeObject[] = [];
-  const sync = (): void => {
-    copies = [...own.objects.values()].filter((o) => o.kind === 'ClusterObjectSet').map((o) => Object.freeze(structuredClone(o)));
-  };
+  const copy = informerCopy(own, 'ClusterObjectSet');
   const cached = clusterExtensionReconciler({
     ...common,
     releases: helmReleases,
-    boxcutter: { systemNamespace: SYSTEM_NAMESPACE, cachedRevisions: () => copies },
+    boxcutter: { systemNamespace: SYSTEM_NAMESPACE, cachedRevisions: copy.list },
   });
   // The Helm runtime over the same records, for the extension installed before the gate.
   const helm = clusterExtensionReconciler({ ...common, releases: helmReleases });
@@ -135,7 +133,7 @@ function harness(versions: string[]) {
   return {
     reconcile: () => boxcutter.reconcile('ext', ctx),
     reconcileCached: () => cached.reconcile('ext', ctx),
-    sync,
+    sync: copy.sync,
     reconcileHelm: () => helm.reconcile('ext', ctx),
     ce: stored,
     own,

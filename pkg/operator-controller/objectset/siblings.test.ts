@@ -8,6 +8,7 @@ import { parseClusterObjectSet, type ClusterObjectSet } from '../../shared/api/i
 import type { ReconcileContext } from '../../shared/controller/index.ts';
 import type { KubeObject } from '../../shared/kube/index.ts';
 import { fakeCluster, type FakeCluster } from '../../../test/support/fake-cluster.ts';
+import { informerCopy } from '../../../test/support/informer-copy.ts';
 import { clusterObjectSetReconciler } from './controller.ts';
 import { everyRevisionAs } from './writer.ts';
 
@@ -33,21 +34,11 @@ function setOf(fc: FakeCluster, name: string): ClusterObjectSet {
   return parsed.value;
 }
 
-/** The informer's copies of the cluster's ClusterObjectSets, as of the last `sync`. */
-function informerCopy(fc: FakeCluster) {
-  let items: KubeObject[] = [];
-  const sync = (): void => {
-    items = [...fc.objects.values()].filter((o) => o.kind === 'ClusterObjectSet').map((o) => structuredClone(o));
-  };
-  sync();
-  return { list: (): readonly KubeObject[] => items, sync };
-}
-
 function harness() {
   const fc = fakeCluster();
   seedSet(fc, 'ext-1', 1);
   seedSet(fc, 'ext-2', 2);
-  const copy = informerCopy(fc);
+  const copy = informerCopy(fc, 'ClusterObjectSet');
   const reconciler = clusterObjectSetReconciler(
     { client: fc.client, writerFor: everyRevisionAs(fc.client), cachedRevisions: copy.list },
     { probeRequeueMs: 1000, clock: () => new Date(CREATED) },

@@ -7,6 +7,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../shared/kube/index.ts';
 import { fakeCluster, type FakeCluster } from '../../../../test/support/fake-cluster.ts';
+import { informerCopy } from '../../../../test/support/informer-copy.ts';
 import { Manifest } from '../../release/index.ts';
 import { createBoxcutterApplier } from './applier.ts';
 import { RevisionLists } from './lists.ts';
@@ -26,16 +27,6 @@ const desired = (objects: KubeObject[], version = '1.0.0'): DesiredRevision => (
   manifest: Manifest.ofObjects(objects),
   properties: [],
 });
-
-/** The informer's copies of the cluster's ClusterObjectSets, as of the last `sync` (frozen, as the informer hands them out). */
-function informerCopy(cluster: FakeCluster) {
-  let items: readonly KubeObject[] = [];
-  const sync = (): void => {
-    items = [...cluster.objects.values()].filter((o) => o.kind === 'ClusterObjectSet').map((o) => Object.freeze(structuredClone(o)));
-  };
-  sync();
-  return { list: (): readonly KubeObject[] => items, sync };
-}
 
 /** An applier over `cluster` whose reads of revisions go to `copy` (a process of its own: its own memory of its writes). */
 function setup(cluster: FakeCluster, copy: ReturnType<typeof informerCopy>) {
@@ -63,7 +54,7 @@ const lists = (cluster: FakeCluster, from: number): string[] => cluster.calls.sl
 describe("the Boxcutter applier on the informer's copies (issue 74)", () => {
   it('lists no revision once the copy holds them; lists while a revision it made is not in the copy, making no second one', async () => {
     const cluster = fakeCluster();
-    const copy = informerCopy(cluster);
+    const copy = informerCopy(cluster, 'ClusterObjectSet');
     const { applier, request } = setup(cluster, copy);
     let from = cluster.calls.length;
     expect((await applier.apply(request(), desired([cm('a')]))).changed).toBe(true);
@@ -82,7 +73,7 @@ describe("the Boxcutter applier on the informer's copies (issue 74)", () => {
 
   it('a revision the copy does not show (made before a restart): the create fails with AlreadyExists, nothing is overwritten, the retry lists', async () => {
     const cluster = fakeCluster();
-    const copy = informerCopy(cluster);
+    const copy = informerCopy(cluster, 'ClusterObjectSet');
     await setup(cluster, copy).applier.apply(setup(cluster, copy).request(), desired([cm('a')]));
     const first = structuredClone(cluster.live({ kind: 'ClusterObjectSet', metadata: { name: 'test-ext-1' } }));
     // A restarted process whose copy is still empty, asked for other content.
@@ -107,7 +98,7 @@ describe("the Boxcutter applier on the informer's copies (issue 74)", () => {
     seed(1, 'Archived');
     seed(2, 'Active');
     [3, 4, 5, 6].forEach((n) => seed(n, 'Archived'));
-    const copy = informerCopy(cluster);
+    const copy = informerCopy(cluster, 'ClusterObjectSet');
     // rev-1 deleted and made again since the copy: another object of the same name.
     const key = [...cluster.objects.keys()].find((k) => k.endsWith('rev-1')) ?? '';
     cluster.objects.delete(key);
