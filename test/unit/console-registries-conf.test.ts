@@ -6,13 +6,14 @@ import { readFileSync } from 'node:fs';
 import { loadAll } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { registriesConfPaths } from '../../cmd/shared/registries-conf.ts';
-import { REGISTRIES_CONF_CONFIGMAP } from '../../pkg/olmv1/release/manifest.ts';
 
 interface PodSpec {
   containers: Array<{ volumeMounts: Array<{ name: string; mountPath: string; readOnly?: boolean }> }>;
   volumes: Array<{ name: string; configMap?: { name: string; optional?: boolean } }>;
 }
 
+/** The ConfigMap a release's components mount (pkg/olmv1/release/manifest.ts REGISTRIES_CONF_CONFIGMAP), which install.sh writes. */
+const REGISTRIES_CONF_CONFIGMAP = 'olmv1-registries-conf';
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
 
 describe("the console Pod's registries.conf", () => {
