@@ -194,7 +194,8 @@ export function createBoxcutterApplier(ports: BoxcutterApplierPorts): Applier {
     const name = inline.metadata.name;
     for (const gone of revisionsToCollect(sets)) {
       // On the uid listed: the revisions may be the informer's copies, and a name is not proof.
-      const uid = sets.find((s) => s.metadata.name === gone)?.metadata.uid;
+      const collected = sets.find((s) => s.metadata.name === gone)?.metadata;
+      const uid = collected?.uid;
       try {
         await client.delete(
           { apiVersion: inline.apiVersion, kind: inline.kind, name: gone },
@@ -204,7 +205,7 @@ export function createBoxcutterApplier(ports: BoxcutterApplierPorts): Applier {
         if (!isNotFound(err) && !isConflict(err))
           throw new Error(`garbage collecting old revisions: deleting archived revision: ${errorMessage(err)}`, { cause: err });
       }
-      lists.changed(owner.name, signal, { name: gone, uid, gone: true });
+      lists.changed(owner.name, signal, { name: gone, uid, on: collected?.resourceVersion, gone: true });
     }
     let packed;
     try {
@@ -347,7 +348,20 @@ export function createBoxcutterApplier(ports: BoxcutterApplierPorts): Applier {
       if (outcome !== 'none') lists.changed(owner.name, signal);
       return outcome;
     },
-    uninstall: uninstallWith(deleteRevisions(client, { systemNamespace, settled: ports.settled }), true),
+    uninstall: uninstallWith(
+      deleteRevisions(client, {
+        systemNamespace,
+        settled: ports.settled,
+        // The reads after it list until the informer's copy shows the revisions deleted (an extension made again under that name).
+        deleted: (name, sets) =>
+          lists.changed(
+            name,
+            undefined,
+            ...sets.map((s) => ({ name: s.metadata.name, uid: s.metadata.uid, on: s.metadata.resourceVersion, gone: true })),
+          ),
+      }),
+      true,
+    ),
     conflicts: () => undefined,
     deployed: async (name, signal) => deployedSummary(await lists.list(name, signal)),
   };

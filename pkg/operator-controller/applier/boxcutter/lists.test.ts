@@ -89,6 +89,21 @@ describe("the Boxcutter applier on the informer's copies (issue 74)", () => {
     expect(sets(cluster)).toEqual(['test-ext-1', 'test-ext-2']);
   });
 
+  it('after an uninstall, lists until the copy no longer shows the revisions it deleted: the extension made again starts at revision 1', async () => {
+    const cluster = fakeCluster();
+    const copy = informerCopy(cluster, 'ClusterObjectSet');
+    const { applier, request } = setup(cluster, copy);
+    await applier.apply(request(), desired([cm('a')]));
+    copy.sync();
+    await applier.uninstall(ext.name, [], new AbortController().signal);
+    expect(sets(cluster)).toEqual([]);
+    // The copy still shows test-ext-1: read from it, the next number would be 2.
+    const from = cluster.calls.length;
+    expect((await applier.apply(request(), desired([cm('b')], '1.0.1'))).changed).toBe(true);
+    expect(lists(cluster, from).length).toBeGreaterThan(0);
+    expect(sets(cluster)).toEqual(['test-ext-1']);
+  });
+
   it('collects an archived revision on the uid the copy holds: one of that name made since is left alone', async () => {
     const cluster = fakeCluster();
     const seed = (n: number, state: 'Active' | 'Archived') => {

@@ -27,6 +27,11 @@ describe('OwnWrites: when the informer copy shows what this process wrote (issue
     own.wrote('ext', [{ name: 'ext-1', uid: 'u1', gone: true }]);
     own.listed('ext', [copy('ext-1', 'u1')]);
     expect(own.current('ext', [copy('ext-1', 'u1')])).toBe(true);
+    // Read at resourceVersion 3: a copy still at 3 is behind the delete, one past it shows it being deleted.
+    own.wrote('ext', [{ name: 'ext-1', uid: 'u1', on: '3', gone: true }]);
+    own.listed('ext', [copy('ext-1', 'u1', '4')]);
+    expect(own.current('ext', [copy('ext-1', 'u1', '3')])).toBe(false);
+    expect(own.current('ext', [copy('ext-1', 'u1', '4')])).toBe(true);
   });
 
   it('a create whose outcome is unknown takes the uid a live list shows, and is dropped when the list shows none', () => {

@@ -17,9 +17,12 @@ export interface OwnWrite {
   name: string;
   /** Its uid; none: whatever revision of that name (a create whose outcome is not known). */
   uid?: string | undefined;
-  /** An update: the resourceVersion it was made on (a copy still at it is behind). */
+  /** An update: the resourceVersion it was made on (a copy still at it is behind); a delete: the one it was read at. */
   on?: string | undefined;
-  /** A delete: a copy still holding this uid is behind. */
+  /**
+   * A delete: a copy still holding this uid is behind, unless it is past `on` (a revision whose
+   * finalizers hold it is updated by the delete: the copy then shows it being deleted).
+   */
   gone?: boolean;
 }
 
@@ -31,7 +34,8 @@ interface Copy {
 /** Whether `copies` (an extension's revisions) show `write`. */
 function shows(write: OwnWrite, copies: readonly Copy[]): boolean {
   const copy = copies.find((c) => c.metadata.name === write.name);
-  if (write.gone === true) return copy === undefined || copy.metadata.uid !== write.uid;
+  if (write.gone === true)
+    return copy === undefined || copy.metadata.uid !== write.uid || (write.on !== undefined && copy.metadata.resourceVersion !== write.on);
   if (copy === undefined) return false;
   if (write.uid !== undefined && copy.metadata.uid !== write.uid) return false;
   return write.on === undefined || copy.metadata.resourceVersion !== write.on;
@@ -40,8 +44,8 @@ function shows(write: OwnWrite, copies: readonly Copy[]): boolean {
 /** `write` as a live list `live` settles it: undefined when no copy need show it any more. */
 function settled(write: OwnWrite, live: readonly Copy[]): OwnWrite | undefined {
   const now = live.find((c) => c.metadata.name === write.name);
-  // Deleted: a revision still listed (its finalizers not yet gone) is no copy's error.
-  if (write.gone === true) return now !== undefined && now.metadata.uid === write.uid ? undefined : write;
+  // Deleted but still listed (its finalizers hold it): a copy need only show it being deleted (past `on`).
+  if (write.gone === true) return now !== undefined && now.metadata.uid === write.uid && write.on === undefined ? undefined : write;
   if (now === undefined) return undefined;
   if (write.uid === undefined) return { ...write, uid: now.metadata.uid };
   return now.metadata.uid === write.uid ? write : undefined;

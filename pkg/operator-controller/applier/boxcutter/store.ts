@@ -298,6 +298,8 @@ interface DeleteRevisionsOptions {
   systemNamespace: string;
   /** Resolves once no write of the extension's revisions is in flight (objectset's RevisionWrites). */
   settled?: ((extension: string) => Promise<void>) | undefined;
+  /** Told of the revisions whose delete was sent (the reads of the extension's revisions wait for the informer's copy to show it, lists.ts). */
+  deleted?: ((extension: string, sets: readonly ObjectSetManifest[]) => void) | undefined;
 }
 
 /** Deletes the revisions of an extension (see the module comment), as a release store's deleteAll. */
@@ -332,6 +334,7 @@ export function deleteRevisions(client: KubeClient, options: DeleteRevisionsOpti
         }
       }),
     );
+    options.deleted?.(extension, sets);
     const failed = deletes.find((d) => d.status === 'rejected');
     if (failed !== undefined) throw failed.reason;
   };
