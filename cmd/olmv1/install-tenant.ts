@@ -4,14 +4,13 @@
  * as the command prints it. A ClusterCatalog marked Community that may serve the package asks for
  * `--accept-community`, as a cluster-wide install does (decision 0148).
  */
-import { installsAsTenant, requestTenantInstall, type TenantInstallEvent } from '../../pkg/olmv1/tenant/index.ts';
-import { describeObject, type ExtensionRequest } from '../../pkg/olmv1/install/index.ts';
-import { selectedCatalogs } from '../../pkg/operator-controller/dependencyview/index.ts';
-import type { KubeContext, KubeObject } from '../../pkg/shared/kube/index.ts';
+import { catalogsServing, installsAsTenant, requestTenantInstall, type TenantInstallEvent } from '../../pkg/olmv1/tenant/index.ts';
+import { describeObject } from '../../pkg/olmv1/install/index.ts';
+import type { KubeContext } from '../../pkg/shared/kube/index.ts';
 import { type CommandIO, EXIT, type Clock } from './io.ts';
 import type { InstallArgs } from './install-args.ts';
 import { CommandError, formatObjects } from './render.ts';
-import { clusterCatalogSource, type ResolveClusterDeps } from './resolve-cluster.ts';
+import type { ResolveClusterDeps } from './resolve-cluster.ts';
 
 /**
  * Whether `olmv1 install` without `--tenant` requests the install as a tenant: when the caller
@@ -39,7 +38,7 @@ export async function installTenant(a: InstallArgs, kube: KubeContext, io: Comma
     }
   };
   const r = await requestTenantInstall(
-    { client: kube.client, clock: deps, onEvent, servedBy: (req) => servedBy(kube, deps, a.catalogdUrl, req) },
+    { client: kube.client, clock: deps, onEvent, servedBy: (req) => catalogsServing(kube, catalogReads(deps, a.catalogdUrl), req) },
     {
       request: a.request,
       existingServiceAccount: a.existingServiceAccount,
@@ -61,15 +60,12 @@ export async function installTenant(a: InstallArgs, kube: KubeContext, io: Comma
   }
 }
 
-/**
- * The ClusterCatalogs `req`'s selector picks that serve its package, or whose content cannot be
- * read (they may serve it), as the caller reads them; none for a selector that does not parse
- * (the tenant controller refuses the request for it).
- */
-async function servedBy(kube: KubeContext, deps: ResolveClusterDeps, catalogdUrl: URL | undefined, req: ExtensionRequest): Promise<KubeObject[]> {
-  const source = await clusterCatalogSource(kube, deps, catalogdUrl);
-  const selection = await selectedCatalogs(source, req.selector, req.packageName);
-  if (!selection.ok) return [];
-  const serving = new Set(selection.value.inputs.filter((i) => 'error' in i || i.package !== null).map((i) => i.name));
-  return source.catalogs.list().filter((c) => serving.has(c.metadata.name ?? ''));
+/** How the caller reads catalogd's content: through the content cache, at `catalogdUrl`'s origin when given. */
+function catalogReads(deps: ResolveClusterDeps, catalogdUrl: URL | undefined) {
+  return {
+    content: deps.catalogContent,
+    ...(catalogdUrl === undefined
+      ? {}
+      : { baseURL: (_name: string, base: string) => `${catalogdUrl.origin}${new URL(base).pathname}`.replace(/\/+$/, '') }),
+  };
 }

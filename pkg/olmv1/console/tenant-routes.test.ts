@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/kube/index.ts';
 import type { TenantSources } from './tenant-sources.ts';
+import { CATALOG_DISPLAY_NAME_ANNOTATION as DISPLAY, CATALOG_SOURCE_TYPE_ANNOTATION as SOURCE_TYPE } from '../install/index.ts';
 import { startTestConsole, type TestConsole } from '../../../test/support/console-routes.ts';
 
 const created: KubeObject[] = [];
@@ -32,6 +33,16 @@ const tenant: TenantSources = {
     if (namespace === 'locked') throw forbidden('extensions.olm.operatorframework.io');
     return [];
   },
+  // The community catalog serves `community-pkg`; any other package only a Custom catalog.
+  servedBy: async (request) => [
+    request.packageName === 'community-pkg'
+      ? {
+          apiVersion: 'olm.operatorframework.io/v1',
+          kind: 'ClusterCatalog',
+          metadata: { name: 'hub', annotations: { [SOURCE_TYPE]: 'Community', [DISPLAY]: 'Hub' } },
+        }
+      : { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog', metadata: { name: 'own' } },
+  ],
   createRequest: async (request) => {
     if (request.metadata.namespace === 'team-b') throw forbidden('extensions.olm.operatorframework.io');
     created.push(request);
@@ -82,6 +93,23 @@ describe("the Namespace page's routes", () => {
     expect(bad.status).toBe(400);
     expect(await bad.json()).toEqual({ error: "name: lower-case letters, digits and '-', at most 63" });
     expect(created).toHaveLength(1);
+  });
+
+  it('refuses a request a Community catalog may serve in the words of olmv1 install --tenant, and creates it once acknowledged', async () => {
+    const before = created.length;
+    const refused = await post('/api/namespaces/team-a/requests', { name: 'hub', packageName: 'community-pkg' });
+    expect(refused.status).toBe(409);
+    expect(await refused.json()).toEqual({
+      error:
+        "package community-pkg may resolve to ClusterCatalog hub (\"Hub\"), which the cluster's administrators mark as community content: its packages are not vetted or verified, and their support is the community's. Acknowledge it to install (olmv1 install --accept-community, or the console's checkbox)",
+      community: true,
+      catalog: 'Hub',
+    });
+    expect(created).toHaveLength(before);
+    expect((await post('/api/namespaces/team-a/requests', { name: 'hub', packageName: 'community-pkg', acceptCommunity: 'yes' })).status).toBe(400);
+    const accepted = await post('/api/namespaces/team-a/requests', { name: 'hub', packageName: 'community-pkg', acceptCommunity: true });
+    expect(accepted.status).toBe(201);
+    expect(created.at(-1)?.metadata).toEqual({ name: 'hub', namespace: 'team-a' });
   });
 
   it('removes only the request shown (its uid), refusing a removal without one', async () => {

@@ -1,13 +1,15 @@
 /**
  * The Namespace page's routes (issue 73, decision 0138): a namespace's available packages and
  * Extensions in one document, a change stream of its Extensions, and a request created or
- * removed, each as the signed-in user through TenantSources. A namespace's admin installs what
+ * removed, each as the signed-in user through TenantSources. A request a ClusterCatalog marked
+ * Community may serve is refused (409, `community: true`, the catalog's display name) unless the
+ * body says `acceptCommunity`: the check `olmv1 install --tenant` makes (decision 0148). A namespace's admin installs what
  * the policies allow without any cluster rights; what the API server or its admission refuses
  * is answered with its status and words.
  */
 import { z } from 'zod';
 import { errorMessage } from '../../shared/errors/index.ts';
-import { extensionRequest } from '../tenant/index.ts';
+import { extensionInstallRequest, extensionRequest, tenantCommunityRefusal } from '../tenant/index.ts';
 import { json } from './api-routes.ts';
 import { createChangeFeed, streamChanges } from './live.ts';
 import { route, type Route } from './routes.ts';
@@ -23,6 +25,7 @@ const requestBody = z.object({
   packageName: z.string({ error: 'packageName: required' }).min(1, 'packageName: required').max(253, 'packageName: at most 253 characters'),
   version: z.string().max(256, 'version: at most 256 characters').optional(),
   channel: z.string().max(253, 'channel: at most 253 characters').optional(),
+  acceptCommunity: z.boolean({ error: 'acceptCommunity: true or false' }).optional(),
 });
 const removeBody = z.object({
   uid: z.string({ error: 'the uid of the Extension shown is required' }).min(1, 'the uid of the Extension shown is required'),
@@ -77,7 +80,13 @@ export function tenantRoutes(tenant: TenantSources | undefined): Route[] {
       handle: async ({ res, params, body }) => {
         const namespace = params.namespace ?? '';
         if (!DNS_LABEL.test(namespace)) return json(res, 400, NOT_A_NAMESPACE);
-        await tenant.createRequest(extensionRequest({ namespace, ...body }), read());
+        const { acceptCommunity, ...form } = body;
+        const signal = read();
+        const request = extensionInstallRequest({ namespace, ...form });
+        const community = tenantCommunityRefusal(await tenant.servedBy(request, signal), request.packageName);
+        if (community !== undefined && acceptCommunity !== true)
+          return json(res, 409, { error: community.message, community: true, catalog: community.catalog });
+        await tenant.createRequest(extensionRequest({ namespace, ...form }), signal);
         json(res, 201, { created: `${namespace}/${body.name}` });
       },
     }),

@@ -1,8 +1,9 @@
 /**
  * What the console's Namespace page reads and writes (issue 73, decision 0138), as the signed-in
  * user: what the ExtensionPolicies let a namespace install and its Extensions (pkg/olmv1/tenant,
- * the services `olmv1 available` and `olmv1 extensions` print), a request created or removed, and
- * a watch of the namespace's Extensions while the page shows them. A namespace's admin needs no
+ * the services `olmv1 available` and `olmv1 extensions` print), the ClusterCatalogs a request may
+ * be served from (its community check, `olmv1 install --tenant`'s), a request created or removed,
+ * and a watch of the namespace's Extensions while the page shows them. A namespace's admin needs no
  * cluster rights for any of it.
  */
 import type { Logger } from 'pino';
@@ -10,7 +11,8 @@ import { EXTENSION } from '../../shared/api/index.ts';
 import type { KubeContext, KubeObject } from '../../shared/kube/index.ts';
 import type { CatalogContentCache } from '../../operator-controller/catalogclient/index.ts';
 import { watchScope } from './watches.ts';
-import { readAvailable, readRequests, type AvailablePackage, type RequestSummary } from '../tenant/index.ts';
+import type { ExtensionRequest } from '../install/index.ts';
+import { catalogsServing, readAvailable, readRequests, type AvailablePackage, type RequestSummary } from '../tenant/index.ts';
 
 /** See the file comment; every call acts as the user. */
 export interface TenantSources {
@@ -21,6 +23,8 @@ export interface TenantSources {
   ): Promise<{ ok: true; value: AvailablePackage[] } | { ok: false; error: { what: string; message: string } }>;
   /** The namespace's Extensions; rejects with the API server's error. */
   requests(namespace: string, signal: AbortSignal): Promise<RequestSummary[]>;
+  /** The ClusterCatalogs that may serve `request` (pkg/olmv1/tenant `catalogsServing`); rejects with the API server's error. */
+  servedBy(request: ExtensionRequest, signal: AbortSignal): Promise<KubeObject[]>;
   /** Creates the Extension; rejects with the API server's error (admission's refusal included). */
   createRequest(request: KubeObject, signal: AbortSignal): Promise<void>;
   /** Deletes the Extension, preconditioned on `uid`; rejects with the API server's error. */
@@ -43,6 +47,7 @@ export function tenantSources(
   return {
     available: (namespace, signal) => readAvailable(kube, source, namespace, signal),
     requests: (namespace, signal) => readRequests(kube, namespace, signal),
+    servedBy: (request, signal) => catalogsServing(kube, source, request, signal),
     createRequest: async (request, signal) => {
       await kube.client.create(request, { signal });
     },

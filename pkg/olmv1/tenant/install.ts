@@ -6,7 +6,8 @@
  * (`installsAsTenant`). Expected failures are values in the command's words; nothing is printed.
  * A request a ClusterCatalog marked Community may serve needs the acknowledgement a cluster-wide
  * install needs (`--accept-community`, decision 0148): the tenant controller resolves it later,
- * so every catalog the request selects that serves the package counts (`ports.servedBy`).
+ * so every catalog the request selects that serves the package counts (`ports.servedBy`, as
+ * `catalogsServing` reads them).
  */
 import { EXTENSION } from '../../shared/api/index.ts';
 import { isAlreadyExists, selfCanI, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
@@ -79,11 +80,16 @@ type TenantInstallResult =
   | { ok: true; object: KubeObject; dryRun: boolean; installed?: { bundle: string; version: string }; community?: string }
   | { ok: false; error: string };
 
-/** Why a request for `packageName` that the ClusterCatalogs `serving` may serve needs an acknowledgement (the first marked Community), or undefined. */
-function tenantCommunityRefusal(serving: readonly KubeObject[], packageName: string): string | undefined {
+/**
+ * Why a request for `packageName` that the ClusterCatalogs `serving` may serve needs an
+ * acknowledgement (the first marked Community: its display name and the refusal), or undefined.
+ * The one check of `olmv1 install --tenant` and the console's Namespace page.
+ */
+export function tenantCommunityRefusal(serving: readonly KubeObject[], packageName: string): { catalog: string; message: string } | undefined {
   for (const c of serving) {
-    const refusal = communityRefusal(catalogBadge(c.metadata.name ?? '', c.metadata.annotations), packageName, 'may resolve to');
-    if (refusal !== undefined) return refusal;
+    const badge = catalogBadge(c.metadata.name ?? '', c.metadata.annotations);
+    const message = communityRefusal(badge, packageName, 'may resolve to');
+    if (message !== undefined) return { catalog: badge.displayName, message };
   }
   return undefined;
 }
@@ -103,7 +109,7 @@ export async function requestTenantInstall(
   r: TenantInstallRequest,
 ): Promise<TenantInstallResult> {
   const obj = tenantRequest(r);
-  const community = tenantCommunityRefusal(await ports.servedBy(r.request), r.request.packageName);
+  const community = tenantCommunityRefusal(await ports.servedBy(r.request), r.request.packageName)?.message;
   const warned = community === undefined ? {} : { community };
   if (r.dryRun) return { ok: true, object: obj, dryRun: true, ...warned };
   if (community !== undefined && !r.acceptCommunity) return { ok: false, error: community };

@@ -5,6 +5,7 @@
  * least-privilege installer for it. The same request `olmv1 install` makes as a tenant.
  */
 import type { KubeObject } from '../../shared/kube/index.ts';
+import type { ExtensionRequest } from '../install/index.ts';
 import { tenantRequest } from './install.ts';
 
 /** What the form says; `version` and `channel` empty or undefined: any. */
@@ -16,23 +17,25 @@ interface RequestForm {
   channel?: string | undefined;
 }
 
-/** The Extension object `f` asks for. */
-export function extensionRequest(f: RequestForm): KubeObject {
+/** The install `f` asks for, as `olmv1 install --tenant` would ask it (no selector: every catalog). */
+export function extensionInstallRequest(f: RequestForm): ExtensionRequest {
   const version = f.version?.trim() ?? '';
   const channel = f.channel?.trim() ?? '';
-  return tenantRequest({
-    existingServiceAccount: false,
-    request: {
-      name: f.name,
-      namespace: f.namespace,
-      packageName: f.packageName,
-      serviceAccount: '',
-      channels: channel === '' ? [] : [channel],
-      version: version === '' ? undefined : version,
-      selector: undefined,
-      upgradeConstraintPolicy: undefined,
-      crdUpgradeSafety: undefined,
-      watchNamespace: undefined,
-    },
-  });
+  return {
+    name: f.name,
+    namespace: f.namespace,
+    packageName: f.packageName,
+    serviceAccount: '',
+    channels: channel === '' ? [] : [channel],
+    version: version === '' ? undefined : version,
+    selector: undefined,
+    upgradeConstraintPolicy: undefined,
+    crdUpgradeSafety: undefined,
+    watchNamespace: undefined,
+  };
+}
+
+/** The Extension object `f` asks for. */
+export function extensionRequest(f: RequestForm): KubeObject {
+  return tenantRequest({ existingServiceAccount: false, request: extensionInstallRequest(f) });
 }

@@ -4,6 +4,7 @@
  * deprecation conditions derived from a resolution.
  */
 export { bundleVersionRelease } from './bundle-version.ts';
+export { isEmptyPartition } from './candidates.ts';
 export { deprecationConditions, type DeprecationCondition } from './deprecation.ts';
 export { parseLabelSelector, selectCatalogs, type LabelSelector } from './label-selector.ts';
 export { catalogCacheFailed, catalogNilResolvedImage, catalogNilResolvedSource, catalogNotServed } from './messages.ts';

@@ -16,10 +16,13 @@ export class ApiFailure extends Error {
   readonly status: number;
   /** The server said the object asked for is not there (`gone: true`), not merely that something failed with a 404. */
   readonly gone: boolean;
-  constructor(status: number, message: string, gone = false) {
+  /** The refusal's body as the server sent it (its flags, such as `community: true`); empty when none. */
+  readonly answer: Readonly<Record<string, unknown>>;
+  constructor(status: number, message: string, gone = false, answer: Readonly<Record<string, unknown>> = {}) {
     super(message);
     this.status = status;
     this.gone = gone;
+    this.answer = answer;
   }
 }
 
@@ -125,8 +128,8 @@ export async function postJson<T>(path: string, body: unknown): Promise<T> {
     body: JSON.stringify(body),
   });
   if (res.ok) return (await res.json()) as T;
-  const answer = (await errorBody(res)) as { error?: string };
-  throw new ApiFailure(res.status, answer.error ?? `${res.status} ${res.statusText}`);
+  const answer = await errorBody(res);
+  throw new ApiFailure(res.status, typeof answer['error'] === 'string' ? answer['error'] : `${res.status} ${res.statusText}`, false, answer);
 }
 
 /** Where this session signs out (the in-cluster console's sign-out page); undefined for the local console, which has no sign-in. */

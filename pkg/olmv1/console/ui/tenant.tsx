@@ -3,13 +3,16 @@
  * what the administrator's ExtensionPolicies let it install (the versions the allowed catalogs
  * serve within each range) and its Extensions with their state, read again on every change of
  * them; Install creates an Extension in the namespace, Remove… deletes one after a confirmation.
- * No cluster rights are needed: the tenant controller makes the least-privilege installer.
+ * No cluster rights are needed: the tenant controller makes the least-privilege installer. A
+ * request a ClusterCatalog marked Community may serve is refused until the form's checkbox
+ * acknowledges it (`olmv1 install --tenant --accept-community`; decision 0148).
  */
 import { useState, type FormEvent } from 'react';
 import {
   ActionGroup,
   Alert,
   Button,
+  Checkbox,
   Form,
   FormGroup,
   FormSelect,
@@ -20,7 +23,7 @@ import {
   Title,
 } from '@patternfly/react-core';
 import type { AvailablePackage, RequestSummary } from '../../tenant/index.ts';
-import { postJson } from './api.ts';
+import { ApiFailure, postJson } from './api.ts';
 import { Table } from './table.tsx';
 import { ConfirmRemove } from './confirm-remove.tsx';
 import { useLive } from './use-live.tsx';
@@ -71,14 +74,22 @@ function NamespacePage({ namespace }: { namespace: string }) {
   const view = live.data;
   const [installing, setInstalling] = useState<AvailablePackage | undefined>();
   const [confirm, setConfirm] = useState<string | undefined>();
+  // The service's refusal of the open form's request for want of the community acknowledgement.
+  const [community, setCommunity] = useState<CommunityRefusal | undefined>();
   const {
     error: actionError,
     done,
     act,
   } = useAction(() => {
     setInstalling(undefined);
+    setCommunity(undefined);
     live.reload();
   });
+  const install = (body: RequestBody): Promise<unknown> =>
+    postJson(`${base}/requests`, body).catch((e: unknown) => {
+      if (e instanceof ApiFailure && e.answer['community'] === true) setCommunity({ catalog: String(e.answer['catalog']), message: e.message });
+      throw e;
+    });
 
   return (
     <PageSection aria-label={`Namespace ${namespace}`}>
@@ -91,7 +102,9 @@ function NamespacePage({ namespace }: { namespace: string }) {
       {view?.problems.map((p) => (
         <Alert component="p" key={p} variant="warning" isInline title={p} data-tenant-problem="" />
       ))}
-      {actionError !== undefined && <Alert component="p" variant="danger" isInline title={actionError} data-tenant-error="" />}
+      {actionError !== undefined && community === undefined && (
+        <Alert component="p" variant="danger" isInline title={actionError} data-tenant-error="" />
+      )}
       {done !== undefined && <Alert component="p" variant="success" isInline title={done} data-tenant-done="" />}
       <Title headingLevel="h2">Available to this namespace</Title>
       {view !== undefined && view.available.length === 0 && <p>No ExtensionPolicy allows installing into this namespace.</p>}
@@ -111,7 +124,16 @@ function NamespacePage({ namespace }: { namespace: string }) {
             p.versions.length === 0 ? (
               <span key="i">No allowed version is served</span>
             ) : (
-              <Button key="i" variant="secondary" size="sm" aria-label={`Install ${p.packageName}…`} onClick={() => setInstalling(p)}>
+              <Button
+                key="i"
+                variant="secondary"
+                size="sm"
+                aria-label={`Install ${p.packageName}…`}
+                onClick={() => {
+                  setInstalling(p);
+                  setCommunity(undefined);
+                }}
+              >
                 Install…
               </Button>
             ),
@@ -122,12 +144,13 @@ function NamespacePage({ namespace }: { namespace: string }) {
         <InstallForm
           key={installing.packageName}
           pkg={installing}
-          onCancel={() => setInstalling(undefined)}
+          community={community}
+          onCancel={() => {
+            setInstalling(undefined);
+            setCommunity(undefined);
+          }}
           onSubmit={(body) =>
-            act(
-              postJson(`${base}/requests`, body),
-              `Extension ${namespace}/${body.name} requested: operator-controller installs it if the policy allows it`,
-            )
+            act(install(body), `Extension ${namespace}/${body.name} requested: operator-controller installs it if the policy allows it`)
           }
         />
       )}
@@ -185,14 +208,42 @@ interface RequestBody {
   packageName: string;
   version: string;
   channel: string;
+  /** The user checked the community warning's box (`--accept-community`). */
+  acceptCommunity: boolean;
 }
 
-/** The install form of one available package: the request's name, a version (or any allowed) and a channel (or any). */
-function InstallForm({ pkg, onSubmit, onCancel }: { pkg: AvailablePackage; onSubmit(body: RequestBody): void; onCancel(): void }) {
-  const [body, setBody] = useState<RequestBody>({ name: pkg.packageName.slice(0, 63), packageName: pkg.packageName, version: '', channel: '' });
+/** The route's 409: a catalog marked Community (its display name) may serve the request; the service's words. */
+interface CommunityRefusal {
+  catalog: string;
+  message: string;
+}
+
+/**
+ * The install form of one available package: the request's name, a version (or any allowed) and
+ * a channel (or any); after a community refusal, its warning and the acknowledgement Install waits for.
+ */
+function InstallForm({
+  pkg,
+  community,
+  onSubmit,
+  onCancel,
+}: {
+  pkg: AvailablePackage;
+  community: CommunityRefusal | undefined;
+  onSubmit(body: RequestBody): void;
+  onCancel(): void;
+}) {
+  const [body, setBody] = useState<RequestBody>({
+    name: pkg.packageName.slice(0, 63),
+    packageName: pkg.packageName,
+    version: '',
+    channel: '',
+    acceptCommunity: false,
+  });
+  const waiting = community !== undefined && !body.acceptCommunity;
   const submit = (e: FormEvent): void => {
     e.preventDefault();
-    onSubmit(body);
+    if (!waiting) onSubmit(body);
   };
   return (
     <Form onSubmit={submit} aria-label={`Install ${pkg.packageName}`}>
@@ -218,14 +269,28 @@ function InstallForm({ pkg, onSubmit, onCancel }: { pkg: AvailablePackage; onSub
           </FormSelect>
         </FormGroup>
       )}
+      {community !== undefined && (
+        <Alert variant="warning" isInline title="Community content" data-community-warning="">
+          <p>{community.message}</p>
+          <Checkbox
+            id="tenant-community-acknowledged"
+            label={`I understand that this package may come from ${community.catalog}, a community catalog, and is not supported`}
+            isChecked={body.acceptCommunity}
+            onChange={(_e, v) => setBody({ ...body, acceptCommunity: v })}
+          />
+        </Alert>
+      )}
       <ActionGroup>
-        <Button type="submit" variant="primary" isDisabled={body.name === ''}>
+        <Button type="submit" variant="primary" isDisabled={body.name === '' || waiting}>
           Install
         </Button>
         <Button variant="link" onClick={onCancel}>
           Cancel
         </Button>
         {body.name === '' && <span className="pf-v6-c-helper-text">Name the Extension first.</span>}
+        {body.name !== '' && waiting && (
+          <span className="pf-v6-c-helper-text">Install is available once you acknowledge that {community.catalog} is a community catalog.</span>
+        )}
       </ActionGroup>
     </Form>
   );
