@@ -17,10 +17,18 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { FEATURE_GATE_DEFAULTS } from '../../cmd/operator-controller/options.ts';
 import { fetchBundleFiles } from '../../cmd/olmv1/bundle-image.ts';
 import { runInstall, type InstallDeps } from '../../cmd/olmv1/install.ts';
+import { CATALOG_SOURCE_TYPE_ANNOTATION } from '../../pkg/olmv1/install/index.ts';
 import { runPolicies, runPolicyAllow, runPolicyRemove } from '../../cmd/olmv1/policy.ts';
 import { runAvailable, runExtensions } from '../../cmd/olmv1/tenant-views.ts';
 import { createCatalogClient, createCatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
-import { CLUSTER_EXTENSION, EXTENSION, EXTENSION_POLICY, TENANT_FIELD_MANAGER, TENANT_NAME_LABEL } from '../../pkg/shared/api/index.ts';
+import {
+  CLUSTER_CATALOG,
+  CLUSTER_EXTENSION,
+  EXTENSION,
+  EXTENSION_POLICY,
+  TENANT_FIELD_MANAGER,
+  TENANT_NAME_LABEL,
+} from '../../pkg/shared/api/index.ts';
 import { clusterExtensionName, installerServiceAccountName } from '../../pkg/operator-controller/tenant/index.ts';
 import { connect, isForbidden, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import { requestServiceAccountToken, serviceAccountKubeconfig } from '../envtest/index.ts';
@@ -543,7 +551,10 @@ describe('tenants install what the administrator allows', () => {
     }
   });
 
-  it("as the tenant, in the console's Namespace page in Chromium: installs what the policy allows, sees it Installed live, is refused another namespace in the API server's words, and removes it", async () => {
+  it("as the tenant, in the console's Namespace page in Chromium: installs what the policy allows from a Community catalog once acknowledged, sees it Installed live, is refused another namespace in the API server's words, and removes it", async () => {
+    // The catalog marked Community: the page asks the acknowledgement `olmv1 install --tenant` asks.
+    const catalogRef = { ...CLUSTER_CATALOG, name: catalog };
+    await admin.client.patch(catalogRef, { metadata: { annotations: { [CATALOG_SOURCE_TYPE_ANNOTATION]: 'Community' } } }, 'merge');
     const consoleRun = await startConsole(await tenantKubeconfig(nsA));
     const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox'] });
     const errors: string[] = [];
@@ -561,7 +572,18 @@ describe('tenants install what the administrator allows', () => {
       await page.getByRole('button', { name: `Install ${pkg}…` }).click();
       await page.getByLabel('Name of the Extension').fill('from-console');
       await page.getByLabel('Version').selectOption('1.0.0');
-      await page.getByRole('button', { name: 'Install', exact: true }).click();
+      const install = page.getByRole('button', { name: 'Install', exact: true });
+      await install.click();
+      // Refused in the service's words, with an unchecked checkbox naming the catalog; Install waits for it.
+      await expect
+        .poll(() => page.locator('[data-community-warning]').innerText(), { timeout: 15_000 })
+        .toContain(`package ${pkg} may resolve to ClusterCatalog ${catalog}`);
+      const acknowledge = page.getByLabel(`I understand that this package may come from ${catalog}, a community catalog, and is not supported`);
+      expect(await acknowledge.isChecked()).toBe(false);
+      expect(await install.isDisabled()).toBe(true);
+      expect(await objectExists(admin.client, { ...EXTENSION, name: 'from-console', namespace: nsA })).toBe(false);
+      await acknowledge.check();
+      await install.click();
       await expect.poll(() => page.locator('[data-tenant-done]').count(), { timeout: 15_000 }).toBe(1);
       // The request the page made, as the tenant: an Extension in its namespace, installed by operator-controller.
       const created = await waitForRequest(teamA, nsA, 'from-console', 'installed 1.0.0', installed(`${pkg}.v1.0.0`));
@@ -592,6 +614,7 @@ describe('tenants install what the administrator allows', () => {
     } finally {
       await browser.close();
       await consoleRun.stop();
+      await admin.client.patch(catalogRef, { metadata: { annotations: { [CATALOG_SOURCE_TYPE_ANNOTATION]: null } } }, 'merge');
     }
   });
 });
