@@ -1,23 +1,17 @@
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DriftWatches } from '../../pkg/operator-controller/drift/index.ts';
 import { createObjectSetController } from '../../pkg/operator-controller/objectset/index.ts';
 import { CLUSTER_OBJECT_SET } from '../../pkg/shared/api/index.ts';
 import { Informer, clientListWatch, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import { fakeCluster, type FakeCluster } from '../../test/support/fake-cluster.ts';
 import { driftSide, installerWatches, type InstallerWatches } from './installer-watches.ts';
+import { abortedAfterEach } from '../../test/support/per-test.ts';
 
 const log = pino({ level: 'silent' });
-const stops: AbortController[] = [];
-afterEach(() => {
-  for (const s of stops.splice(0)) s.abort();
-});
-const leading = (): AbortSignal => {
-  const c = new AbortController();
-  stops.push(c);
-  return c.signal;
-};
+const aborted = abortedAfterEach();
+const leading = (): AbortSignal => aborted().signal;
 
 const labels = { 'olm.operatorframework.io/owner-kind': 'ClusterExtension', 'olm.operatorframework.io/owner-name': 'ext' };
 const configMap: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'ns', labels }, data: { k: 'v' } };

@@ -20,3 +20,19 @@ export function perTest<T>(make: () => Promise<T>, dispose: (fixture: T) => Prom
     return current;
   };
 }
+
+/**
+ * Registers a hook aborting, after each test of the calling file or suite, every controller the
+ * function returned handed out: a test's "leading" signal, or a subscription it ends itself.
+ */
+export function abortedAfterEach(): () => AbortController {
+  const made: AbortController[] = [];
+  afterEach(() => {
+    for (const c of made.splice(0)) c.abort();
+  });
+  return () => {
+    const c = new AbortController();
+    made.push(c);
+    return c;
+  };
+}

@@ -2,19 +2,17 @@
 // grant decides whether there is an informer, a cached installer is not read at validation, one
 // missing from the cache is, and one created later queues the extensions it installs.
 import pino from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { KubeClient, KubeObject } from '../../shared/kube/index.ts';
 import type { InformerHandler } from '../../shared/kube/index.ts';
 import { fakeCluster, type FakeCluster } from '../../../test/support/fake-cluster.ts';
 import { extensionState } from '../../../test/support/extension-state.ts';
 import { InstallerIndex, watchInstallerAccounts } from './installer-accounts.ts';
 import { validateStep } from './steps-validate.ts';
+import { abortedAfterEach } from '../../../test/support/per-test.ts';
 
 const log = pino({ level: 'silent' });
-const stops: AbortController[] = [];
-afterEach(() => {
-  for (const s of stops.splice(0)) s.abort();
-});
+const aborted = abortedAfterEach();
 
 /** The cluster's client answering SelfSubjectAccessReviews with `allowed`. */
 function withReviews(cluster: FakeCluster, allowed: boolean): KubeClient {
@@ -55,8 +53,7 @@ function extensionEvents() {
 }
 
 async function started(cluster: FakeCluster, allowed = true, defaultInstaller?: { namespace: string; name: string }) {
-  const stop = new AbortController();
-  stops.push(stop);
+  const stop = aborted();
   const extensions = extensionEvents();
   const accounts = await watchInstallerAccounts({ client: withReviews(cluster, allowed), extensions, defaultInstaller, log, signal: stop.signal });
   return { accounts, extensions, stop };

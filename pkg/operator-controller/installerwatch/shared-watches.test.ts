@@ -1,19 +1,12 @@
 import { pino } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { InformerEventType, KubeObject } from '../../shared/kube/index.ts';
 import { fakeCluster, type FakeCluster } from '../../../test/support/fake-cluster.ts';
 import { SharedWatches, type WatchKey } from './shared-watches.ts';
+import { abortedAfterEach } from '../../../test/support/per-test.ts';
 
 const log = pino({ level: 'silent' });
-const stops: AbortController[] = [];
-afterEach(() => {
-  for (const s of stops.splice(0)) s.abort();
-});
-const subscription = (): AbortController => {
-  const c = new AbortController();
-  stops.push(c);
-  return c;
-};
+const subscription = abortedAfterEach();
 
 const CONFIG_MAP = { apiVersion: 'v1', kind: 'ConfigMap' };
 const labels = { 'olm.operatorframework.io/owner-name': 'ext' };

@@ -4,18 +4,16 @@
  * probed object still completes the rollout.
  */
 import pino from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CLUSTER_OBJECT_SET } from '../../shared/api/index.ts';
 import { Informer, clientListWatch, type KubeObject } from '../../shared/kube/index.ts';
 import { fakeCluster, type FakeCluster } from '../../../test/support/fake-cluster.ts';
 import { createObjectSetController } from './controller.ts';
 import { everyRevisionAs } from './writer.ts';
+import { abortedAfterEach } from '../../../test/support/per-test.ts';
 
 const log = pino({ level: 'silent' });
-const stops: AbortController[] = [];
-afterEach(() => {
-  for (const s of stops.splice(0)) s.abort();
-});
+const aborted = abortedAfterEach();
 
 const gated: KubeObject = {
   apiVersion: 'v1',
@@ -64,8 +62,7 @@ describe('a revision waiting on its probes', () => {
       log,
       probeRequeueMs: 3_600_000,
     });
-    const stop = new AbortController();
-    stops.push(stop);
+    const stop = aborted();
     void informer.run(stop.signal);
     void controller.run(stop.signal);
     await expect.poll(() => condition(fc, 'Progressing')).toBe('True RollingOut');

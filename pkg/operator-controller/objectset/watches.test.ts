@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CLUSTER_OBJECT_SET } from '../../shared/api/index.ts';
 import { Informer, clientListWatch, type KubeObject } from '../../shared/kube/index.ts';
 import { widgetCrd } from '../../../test/support/crd-builders.ts';
@@ -8,17 +8,11 @@ import { createObjectSetController } from './controller.ts';
 import { Registry } from 'prom-client';
 import { RevisionObjectWatches, revisionsOfEvent, watchTargets } from './watches.ts';
 import { everyRevisionAs } from './writer.ts';
+import { abortedAfterEach } from '../../../test/support/per-test.ts';
 
 const log = pino({ level: 'silent' });
-const stops: AbortController[] = [];
-afterEach(() => {
-  for (const s of stops.splice(0)) s.abort();
-});
-const leading = (): AbortSignal => {
-  const c = new AbortController();
-  stops.push(c);
-  return c.signal;
-};
+const aborted = abortedAfterEach();
+const leading = (): AbortSignal => aborted().signal;
 
 const object = (kind: string, name: string, namespace?: string, revision?: string): KubeObject => ({
   apiVersion: kind === 'ClusterRole' ? 'rbac.authorization.k8s.io/v1' : 'v1',

@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { parseClusterVersion, type ClusterMinor } from '../gating/index.ts';
 import { Controller, type ReconcileContext } from '../../shared/controller/index.ts';
 import { ApiError, Informer, NoKindMatchError, type KubeObject, type ListWatchSource } from '../../shared/kube/index.ts';
@@ -20,6 +20,7 @@ import {
 } from './steps.ts';
 import type { Step } from '../../shared/controller/index.ts';
 import { summaryOf } from '../revisions/index.ts';
+import { abortedAfterEach } from '../../../test/support/per-test.ts';
 import { cappedRelease } from '../../../test/support/release-revisions.ts';
 
 const ext = (status: object, uid = 'u1'): KubeObject => ({
@@ -271,15 +272,11 @@ function extensionSource(items: KubeObject[]): { source: ListWatchSource; push: 
 }
 
 describe('the gate on the shared Controller', () => {
-  const stops: AbortController[] = [];
-  afterEach(() => {
-    for (const s of stops.splice(0)) s.abort();
-  });
+  const aborted = abortedAfterEach();
 
   /** The gate's controller as cmd/operator-controller composes it, over an informer fed by `extensionSource`. */
   function start(items: KubeObject[], records: Map<string, Release | Error>, discovery?: () => Promise<never>, extraStep?: Step<GateState>) {
-    const stop = new AbortController();
-    stops.push(stop);
+    const stop = aborted();
     const feed = extensionSource(items);
     const informer = new Informer({ name: 'clusterextensions', source: feed.source, log: pino({ level: 'silent' }), resyncPeriodMs: 0 });
     const gate = assemble(() => informer.list(), records, {
