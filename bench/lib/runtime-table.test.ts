@@ -38,6 +38,18 @@ describe('the runtimes comparison table', () => {
     expect(lines.at(-1)).toContain('1 bundle 200 ms, 50 bundles 4 s');
   });
 
+  it('gives the single install over the rollout floor when one was measured', () => {
+    const lines = comparisonTable([side('boxcutter', 1), side('upstream', 2)], 50, { oneMs: 200, manyMs: 4_000, rolloutMs: 320 }, [
+      'boxcutter',
+      'upstream',
+    ]);
+    expect(lines).toContain('| 1 install / rollout floor | 1.25x | 2.5x | 0.5x |');
+    expect(lines.at(-1)).toContain(
+      'Rollout floor (one bundle applied the same way, its CRDs first until Established, then the rest until its Deployments are Available): 320 ms.',
+    );
+    expect(comparisonTable([side('boxcutter', 1)], 50, { oneMs: 200, manyMs: 4_000 }).join('\n')).not.toContain('rollout floor');
+  });
+
   it('leaves the ratio column out when a compared side did not run', () => {
     const lines = comparisonTable([side('helm', 1), side('boxcutter', 1)], 50, { oneMs: 200, manyMs: 4_000 }, ['boxcutter', 'upstream']);
     expect(lines[0]).toBe('| figure | helm | boxcutter |');

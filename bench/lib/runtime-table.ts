@@ -31,6 +31,8 @@ export interface SideFigures {
 export interface FloorFigures {
   oneMs: number;
   manyMs: number;
+  /** One bundle rolled out by hand as a rollout orders it: its CRDs until Established, then the rest until its Deployments are Available. */
+  rolloutMs?: number;
 }
 
 /** One figure of the table, in the unit it is shown in. */
@@ -96,9 +98,14 @@ export function comparisonTable(sides: readonly SideFigures[], n: number, floor:
     line([figure, ...sides.map((s) => ratio(value(s), 1)), ...compared(value)]);
   out.push(overFloor('1 install / floor', (s) => s.oneInstallMs / floor.oneMs));
   out.push(overFloor(`${n} installs / floor`, (s) => s.manyInstallMs / floor.manyMs));
+  const rollout = floor.rolloutMs;
+  if (rollout !== undefined) out.push(overFloor('1 install / rollout floor', (s) => s.oneInstallMs / rollout));
   out.push(
     '',
-    `Floor (the same bundles' objects applied by server-side apply straight to kube-apiserver, all at once, in the same run): 1 bundle ${show(floor.oneMs, 'ms')}, ${n} bundles ${show(floor.manyMs / 1000, 's')}.`,
+    `Floor (the same bundles' objects applied by server-side apply straight to kube-apiserver, all at once, in the same run): 1 bundle ${show(floor.oneMs, 'ms')}, ${n} bundles ${show(floor.manyMs / 1000, 's')}.` +
+      (rollout === undefined
+        ? ''
+        : ` Rollout floor (one bundle applied the same way, its CRDs first until Established, then the rest until its Deployments are Available): ${show(rollout, 'ms')}.`),
   );
   return out;
 }
