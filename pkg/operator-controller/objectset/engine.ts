@@ -13,7 +13,7 @@
  */
 import { CollisionProtection, type ClusterObjectSet, type ProgressionProbe } from '../../shared/api/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
-import { ApiError, isNoKindMatch, isNotFound, mapLimited, type KubeClient, type KubeObject, type OwnerReference } from '../../shared/kube/index.ts';
+import { ApiError, isNoKindMatch, isNotFound, type KubeClient, type KubeObject, type OwnerReference } from '../../shared/kube/index.ts';
 import {
   OBJECT_SET_FIELD_MANAGER,
   controlSituation,
@@ -42,9 +42,6 @@ import {
   revisionViolations,
   type ObjectViolation,
 } from './validation.ts';
-
-/** How many of a phase's objects are dry-run, or reconciled, at once. */
-const OBJECTS_AT_ONCE = 8;
 
 /** What the engine did with one object, and its probe result on the object as last seen. */
 interface ObjectOutcome {
@@ -222,21 +219,16 @@ async function dryRunRefusal(client: KubeClient, obj: KubeObject, signal?: Abort
 async function phaseViolation(client: KubeClient, input: RolloutInput, phase: LoadedPhase): Promise<string | undefined> {
   const objects: ObjectViolation[] = [];
   const errors: string[] = [];
-  // The dry runs of a phase's objects are independent: sent at once (a few at a time), read in order.
-  const checked = await mapLimited(phase.objects, OBJECTS_AT_ONCE, async ({ manifest }) => {
+  for (const { manifest } of phase.objects) {
     const candidate = desiredManifest(input.cos, manifest);
     const messages = metadataMessages(candidate);
     try {
       const refusal = await dryRunRefusal(client, candidate, input.signal);
       if (refusal !== undefined) messages.push(refusal);
-      return { manifest, messages };
     } catch (err) {
       if (input.signal?.aborted === true) throw err;
-      return { manifest, messages, error: errorMessage(err) };
+      errors.push(errorMessage(err));
     }
-  });
-  for (const { manifest, messages, error } of checked) {
-    if (error !== undefined) errors.push(error);
     if (messages.length > 0) objects.push({ ref: objectRef(manifest), messages });
   }
   if (errors.length > 0) throw new Error(`validating: ${errors.join('\n')}`);
@@ -250,20 +242,14 @@ async function reconcilePhase(client: KubeClient, input: RolloutInput, phase: Lo
   const validation = await phaseViolation(client, input, phase);
   if (validation !== undefined) return { ...outcome, validation };
   const errors: string[] = [];
-  // Each object is read and written on its own (its live read, its conditional write): a phase's
-  // objects are reconciled at once (a few at a time), their outcomes kept in the phase's order.
-  const results = await mapLimited(phase.objects, OBJECTS_AT_ONCE, async ({ manifest, protection }) => {
+  for (const { manifest, protection } of phase.objects) {
     input.signal?.throwIfAborted();
     try {
-      return { object: await reconcileObject(client, input, manifest, protection) };
+      outcome.objects.push(await reconcileObject(client, input, manifest, protection));
     } catch (err) {
       if (input.signal?.aborted === true) throw err;
-      return { error: `reconciling ${objectRef(manifest)}: ${errorMessage(err)}` };
+      errors.push(`reconciling ${objectRef(manifest)}: ${errorMessage(err)}`);
     }
-  });
-  for (const r of results) {
-    if (r.object !== undefined) outcome.objects.push(r.object);
-    else errors.push(r.error);
   }
   if (errors.length > 0) throw new Error(errors.join('\n'));
   return outcome;
