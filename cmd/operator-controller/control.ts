@@ -72,6 +72,8 @@ interface Started {
   catalogs: Informer<KubeObject>;
   /** BoxcutterRuntime only: the ClusterObjectSets. */
   objectSets?: Informer<KubeObject>;
+  /** BoxcutterRuntime only: their copies by owner-name label (a labelIndex of `objectSets`, for the process's life). */
+  objectSetsOf?: (owner: string) => readonly Readonly<KubeObject>[];
   health: HealthServer;
   /** Called as soon as the elected leader lost its Lease (the process's exit). */
   leadershipLost: () => void;
@@ -380,6 +382,7 @@ function objectSetController(
       }),
     },
     informer: objectSets,
+    ...(started.objectSetsOf === undefined ? {} : { revisionsOf: started.objectSetsOf }),
     log,
     registry,
     concurrency: o.maxConcurrentReconciles,
@@ -390,7 +393,7 @@ function objectSetController(
 /** The ClusterExtension reconciler over this process's parts and what `lead` built for it. */
 function extensionReconciler(
   o: OperatorControllerOptions,
-  { kube, registry, extensions, objectSets }: Started,
+  { kube, registry, extensions, objectSetsOf }: Started,
   p: ProcessParts,
   // revisionsServed: whether the ClusterObjectSet kind is served (read once when leading starts).
   built: Pick<ClusterExtensionPorts, 'drift' | 'healthGauge' | 'pulls' | 'dependencies' | 'storedVerdicts' | 'accounts'> &
@@ -415,7 +418,7 @@ function extensionReconciler(
               systemNamespace: o.systemNamespace,
               settled: (name: string) => p.revisionWrites.idle(name),
               cacheBudget: built.memory.records.budget,
-              ...(objectSets === undefined ? {} : { cachedRevisions: () => objectSets.list() }),
+              ...(objectSetsOf === undefined ? {} : { cachedRevisions: objectSetsOf }),
             },
           }),
       ...(revisions === undefined && built.revisionsServed ? { revisionsServed: { systemNamespace: o.systemNamespace } } : {}),

@@ -122,7 +122,7 @@ function harness(versions: string[]) {
   const cached = clusterExtensionReconciler({
     ...common,
     releases: helmReleases,
-    boxcutter: { systemNamespace: SYSTEM_NAMESPACE, cachedRevisions: copy.list },
+    boxcutter: { systemNamespace: SYSTEM_NAMESPACE, cachedRevisions: copy.of },
   });
   // The Helm runtime over the same records, for the extension installed before the gate.
   const helm = clusterExtensionReconciler({ ...common, releases: helmReleases });

@@ -108,8 +108,8 @@ interface BoxcutterPorts {
   settled?: (extension: string) => Promise<void>;
   /** The budget the revisions' objects read back are kept under (the release records' memory port); none: their own bound only. */
   cacheBudget?: CacheBudget;
-  /** The ClusterObjectSet informer's copies (`Informer.list`), read instead of listing each reconcile (lists.ts); none: listed. */
-  cachedRevisions?: () => readonly Readonly<KubeObject>[];
+  /** The ClusterObjectSet informer's copies labelled with an extension's name (a labelIndex), read instead of listing each reconcile (lists.ts); none: listed. */
+  cachedRevisions?: (name: string) => readonly Readonly<KubeObject>[];
 }
 
 /** Options besides the ports. */

@@ -5,9 +5,17 @@
  */
 import type { Logger } from 'pino';
 // The constants' file, not pkg/shared/api's index (the zod schemas, which control.ts loads).
-import { CLUSTER_CATALOG, CLUSTER_EXTENSION, CLUSTER_OBJECT_SET } from '../../pkg/shared/api/v1/constants.ts';
+import { CLUSTER_CATALOG, CLUSTER_EXTENSION, CLUSTER_OBJECT_SET, OWNER_NAME_LABEL } from '../../pkg/shared/api/v1/constants.ts';
 import { HealthServer, informersSynced } from '../../pkg/shared/controller/index.ts';
-import { Informer, clientListWatch, connect, stripManagedFields, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
+import {
+  Informer,
+  clientListWatch,
+  connect,
+  labelIndex,
+  stripManagedFields,
+  type KubeContext,
+  type KubeObject,
+} from '../../pkg/shared/kube/index.ts';
 import { componentKubeConfig } from '../shared/component-options.ts';
 import { FIRST_PROBE_WAIT_MS, firstPass, waitAtMost } from '../shared/first-answer.ts';
 import { startMetricsServing } from '../shared/metrics-serving.ts';
@@ -84,7 +92,11 @@ export async function runOperatorController(
       const { runOperatorControllerControl } = await import('./control.ts');
       saveCompileCache();
       const started = { log, registry, kube, extensions, catalogs, health, leadershipLost };
-      outcome = await runOperatorControllerControl(o, objectSets === undefined ? started : { ...started, objectSets }, signal);
+      outcome = await runOperatorControllerControl(
+        o,
+        objectSets === undefined ? started : { ...started, objectSets, objectSetsOf: labelIndex(objectSets, OWNER_NAME_LABEL) },
+        signal,
+      );
     }
   } catch (err) {
     stopInforming();

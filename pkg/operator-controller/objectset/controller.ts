@@ -10,7 +10,7 @@
  */
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { CLUSTER_OBJECT_SET, parseClusterObjectSet, type ClusterObjectSet } from '../../shared/api/index.ts';
+import { CLUSTER_OBJECT_SET, OWNER_NAME_LABEL, parseClusterObjectSet, type ClusterObjectSet } from '../../shared/api/index.ts';
 import {
   Controller,
   ExponentialFailureRateLimiter,
@@ -21,7 +21,7 @@ import {
   type RateLimiter,
   type StatusClient,
 } from '../../shared/controller/index.ts';
-import { objectKey, type BackoffOptions, type Informer, type KubeObject } from '../../shared/kube/index.ts';
+import { labelIndex, objectKey, type BackoffOptions, type Informer, type KubeObject } from '../../shared/kube/index.ts';
 import { deadlineAwareDelay, progressDeadline } from './deadline.ts';
 import {
   archiveStep,
@@ -55,8 +55,8 @@ interface ObjectSetPorts {
   systemNamespace?: string;
   /** The watches of the active revisions' objects (watches.ts); none: nothing is watched (tests of the steps). */
   watches?: Pick<RevisionObjectWatches, 'track' | 'forget'>;
-  /** The ClusterObjectSet informer's copies (`Informer.list`): a revision's siblings are read there (siblings.ts); none: listed. */
-  cachedRevisions?: () => readonly Readonly<KubeObject>[];
+  /** The ClusterObjectSet informer's copies labelled with an extension's name (a labelIndex): a revision's siblings are read there (siblings.ts); none: listed. */
+  cachedRevisions?: (owner: string) => readonly Readonly<KubeObject>[];
 }
 
 /** Options besides the ports. */
@@ -161,6 +161,8 @@ interface ObjectSetControllerOptions extends ObjectSetReconcilerOptions {
   ports: Omit<ObjectSetPorts, 'watches'>;
   /** The informer of ClusterObjectSets (the caller runs it). */
   informer: Informer<KubeObject>;
+  /** Its copies by owner-name label (a labelIndex of it, shared with the ClusterExtension controller); none: indexed here. */
+  revisionsOf?: (owner: string) => readonly Readonly<KubeObject>[];
   log: Logger;
   /** Restart backoff of the objects' informers (default the informer's). */
   backoff?: BackoffOptions;
@@ -198,7 +200,7 @@ export function createObjectSetController(o: ObjectSetControllerOptions): Object
     name: OBJECT_SET_CONTROLLER_NAME,
     // Each reconcile reads the revision from the informer, as upstream's from its cache.
     reconciler: clusterObjectSetReconciler(
-      { ...o.ports, watches: objects, cachedRevisions: () => o.informer.list() },
+      { ...o.ports, watches: objects, cachedRevisions: o.revisionsOf ?? labelIndex(o.informer, OWNER_NAME_LABEL) },
       { ...o, probeWaits: waits, cached: (name) => o.informer.get(name) },
     ),
     log: o.log,

@@ -40,7 +40,7 @@ function harness() {
   seedSet(fc, 'ext-2', 2);
   const copy = informerCopy(fc, 'ClusterObjectSet');
   const reconciler = clusterObjectSetReconciler(
-    { client: fc.client, writerFor: everyRevisionAs(fc.client), cachedRevisions: copy.list },
+    { client: fc.client, writerFor: everyRevisionAs(fc.client), cachedRevisions: copy.of },
     { probeRequeueMs: 1000, clock: () => new Date(CREATED) },
   );
   const lists = (): string[] => fc.calls.filter((c) => c.startsWith('list ClusterObjectSet'));

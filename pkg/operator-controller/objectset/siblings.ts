@@ -16,8 +16,8 @@ import { CLUSTER_OBJECT_SET, LifecycleState, OWNER_NAME_LABEL, type ClusterObjec
 import type { KubeClient, KubeObject } from '../../shared/kube/index.ts';
 import { sameExtensionController } from './authority.ts';
 
-/** The informer's copies of every ClusterObjectSet (`Informer.list`). */
-type CachedObjectSets = () => readonly Readonly<KubeObject>[];
+/** The informer's copies of the ClusterObjectSets labelled with `owner`'s name (a labelIndex of it). */
+type CachedObjectSets = (owner: string) => readonly Readonly<KubeObject>[];
 
 /** See the module comment. */
 export class Siblings {
@@ -61,7 +61,7 @@ export class Siblings {
   }
 
   #copies(owner: string): ClusterObjectSet[] {
-    return (this.#cached?.() ?? []).filter((r) => r.metadata.labels?.[OWNER_NAME_LABEL] === owner) as unknown as ClusterObjectSet[];
+    return (this.#cached?.(owner) ?? []) as unknown as ClusterObjectSet[];
   }
 
   async #listed(owner: string, signal: AbortSignal): Promise<ClusterObjectSet[]> {

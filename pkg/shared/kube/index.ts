@@ -22,6 +22,7 @@ export { NoKindMatchError, isNoKindMatch } from './resource-mapper.ts';
 export { createOpenApiSchemas, type OpenApiSchemas } from './openapi.ts';
 export { compileSchemas, type ObjectSchema } from './openapi-schema.ts';
 export { createScopedClientFactory, type ScopedClientFactory } from './scoped-client.ts';
+export { labelIndex } from './label-index.ts';
 export { ServiceAccountNotFoundError, TokenGetter } from './token-getter.ts';
 export { reviewToken, type TokenReviewResult } from './token-review.ts';
 export { createTransport, type RequestOptions, type Transport } from './transport.ts';

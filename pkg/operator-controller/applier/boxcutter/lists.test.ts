@@ -30,7 +30,7 @@ const desired = (objects: KubeObject[], version = '1.0.0'): DesiredRevision => (
 
 /** An applier over `cluster` whose reads of revisions go to `copy` (a process of its own: its own memory of its writes). */
 function setup(cluster: FakeCluster, copy: ReturnType<typeof informerCopy>) {
-  const lists = new RevisionLists((name, signal) => listRevisions(cluster.client, name, signal), cachedRevisions(copy.list));
+  const lists = new RevisionLists((name, signal) => listRevisions(cluster.client, name, signal), cachedRevisions(copy.of));
   const applier = createBoxcutterApplier({ client: cluster.client, systemNamespace: NS, scoped: { forServiceAccount: () => cluster.client }, lists });
   const request = () => ({
     extension: ext,

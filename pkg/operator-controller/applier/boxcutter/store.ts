@@ -61,16 +61,15 @@ export async function listRevisions(client: KubeClient, name: string, signal?: A
 }
 
 /**
- * The revisions of an extension as the ClusterObjectSet informer holds them (`objects`: its
- * copies, all extensions'), oldest first: found by the owner-name label as `listRevisions` finds
- * them. Each copy is checked for shape once (a copy is replaced, not changed, by the informer).
+ * The revisions of an extension as the ClusterObjectSet informer holds them (`copiesOf`: its
+ * copies labelled with the extension's name, as `listRevisions` selects them), oldest first.
+ * Each copy is checked for shape once (a copy is replaced, not changed, by the informer).
  */
-export function cachedRevisions(objects: () => readonly Readonly<KubeObject>[]): (name: string) => ObjectSetManifest[] {
+export function cachedRevisions(copiesOf: (name: string) => readonly Readonly<KubeObject>[]): (name: string) => ObjectSetManifest[] {
   const parsed = new WeakMap<object, ObjectSetManifest>();
   return (name) => {
     const sets: ObjectSetManifest[] = [];
-    for (const raw of objects()) {
-      if (raw.metadata.labels?.[OWNER_NAME_LABEL] !== name) continue;
+    for (const raw of copiesOf(name)) {
       let set = parsed.get(raw);
       if (set === undefined) {
         set = asObjectSet(raw as KubeObject);
