@@ -214,18 +214,38 @@ async function decodeDocument(payload: Uint8Array, where: string, maxBytes: numb
 }
 
 /**
- * The decompressed payload, at most `maxBytes` long (zlib stops at the bound, so a payload that
- * inflates to gigabytes costs `maxBytes` once and is reported too large); throws naming `where`.
+ * The decompressed payload, at most `maxBytes` long; throws naming `where`. A gzip payload whose
+ * trailer states more than `maxBytes` is reported too large before anything is inflated (the
+ * trailer states the last member's size modulo 2^32, never more than the whole, and a false one
+ * makes the payload corrupt anyway); any other stops at the bound as zlib produces it, so one
+ * that inflates to gigabytes costs `maxBytes` once.
  */
 async function decompress(payload: Uint8Array, where: string, maxBytes: number): Promise<Buffer> {
+  if (isGzip(payload) && decodedSize(payload) > maxBytes) throw new PayloadTooLargeError(where, payload.length, maxBytes);
   try {
     return await gunzipAsync(payload, { maxOutputLength: maxBytes });
   } catch (e) {
-    if (isErrno(e, 'ERR_BUFFER_TOO_LARGE')) {
-      throw corrupt(where, `its payload decompresses to more than ${sizeText(maxBytes)} (${sizeText(payload.length)} compressed)`, e);
-    }
+    if (isErrno(e, 'ERR_BUFFER_TOO_LARGE')) throw new PayloadTooLargeError(where, payload.length, maxBytes, e);
     throw corrupt(where, `decompressing the payload failed: ${errorMessage(e)}`, e);
   }
+}
+
+/** A payload that decompresses to more than `maxBytes`: the record under `where` is corrupt. */
+export class PayloadTooLargeError extends Error {
+  constructor(where: string, compressedBytes: number, maxBytes: number, cause?: unknown) {
+    super(
+      `release record ${where} is corrupt: its payload decompresses to more than ${sizeText(maxBytes)} (${sizeText(compressedBytes)} compressed)`,
+      {
+        cause,
+      },
+    );
+    this.name = 'PayloadTooLargeError';
+  }
+}
+
+/** Whether `payload` starts as a gzip member does (RFC 1952's ID1 ID2). */
+function isGzip(payload: Uint8Array): boolean {
+  return payload.length >= 18 && payload[0] === 0x1f && payload[1] === 0x8b;
 }
 
 /** The error of a record that is not one: `release record <where> is corrupt: <problem>`. */

@@ -4,6 +4,7 @@
  */
 import { decodeRelease, decodeReleaseSummary, decodedSize } from './codec.ts';
 import type { ManifestSpill } from './manifest-bytes.ts';
+import { OversizedPayloads } from './oversized.ts';
 import { Label, checkExtension, isKeyOf, releaseKey } from './naming.ts';
 import type { RecordCache } from './record-cache.ts';
 import type { RecordClient } from './record-client.ts';
@@ -16,6 +17,8 @@ export class RecordReader {
   readonly #cache: RecordCache;
   readonly #namespace: string;
   readonly #maxRecordBytes: number;
+  /** Payloads found to inflate past the bound, not inflated again. */
+  readonly #oversized = new OversizedPayloads();
 
   constructor(records: RecordClient, cache: RecordCache, namespace: string, maxRecordBytes: number) {
     this.#records = records;
@@ -67,7 +70,7 @@ export class RecordReader {
       for (const index of candidates) {
         const where = describeSecret(this.#namespace, index.key);
         const payload = await this.#payload(index, extension, signal);
-        const summary = await decodeReleaseSummary(payload, where, index.extensionUID, this.#maxRecordBytes);
+        const summary = await this.#bounded(payload, where, () => decodeReleaseSummary(payload, where, index.extensionUID, this.#maxRecordBytes));
         this.#checkHolds(index, extension, summary);
         if (summary.status === ReleaseStatus.Deployed) return summary;
       }
@@ -106,9 +109,19 @@ export class RecordReader {
 
   async #decode(index: IndexRecord, extension: string, payload: Buffer, spill?: ManifestSpill): Promise<Release> {
     const where = describeSecret(this.#namespace, index.key);
-    const release = await decodeRelease(payload, where, index.extensionUID, spill, this.#maxRecordBytes);
+    const release = await this.#bounded(payload, where, () => decodeRelease(payload, where, index.extensionUID, spill, this.#maxRecordBytes));
     this.#checkHolds(index, extension, release);
     return release;
+  }
+
+  /** `decode` of `payload`, unless it is known to inflate past the bound (then that error at once). */
+  async #bounded<T>(payload: Buffer, where: string, decode: () => Promise<T>): Promise<T> {
+    this.#oversized.check(payload, where, this.#maxRecordBytes);
+    try {
+      return await decode();
+    } catch (e) {
+      return this.#oversized.remember(payload, this.#maxRecordBytes, e);
+    }
   }
 
   /** Throws unless the record under `index` holds that revision of `extension`. */
