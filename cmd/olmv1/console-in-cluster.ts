@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import pino from 'pino';
 import { createCatalogClient, createCatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
 import { parseClusterVersion, type ClusterMinor } from '../../pkg/operator-controller/gating/index.ts';
-import { ApiError, connect, loadKubeConfig, type ResolvedKubeConfig } from '../../pkg/shared/kube/index.ts';
+import { ApiError, connect, loadKubeConfig, untilAborted, type ResolvedKubeConfig } from '../../pkg/shared/kube/index.ts';
 import {
   beginSignIn,
   bearerSignIn,
@@ -171,10 +171,7 @@ export async function runClusterConsole(args: string[], io: CommandIO, deps: Clu
       throw new CommandError(`cannot serve the console on ${listen[0]}: ${(e as Error).message}`, 1);
     });
     log.info({ origin: running.origin }, 'console serving');
-    await new Promise<void>((resolve) => {
-      if (deps.signal.aborted) resolve();
-      deps.signal.addEventListener('abort', () => resolve(), { once: true });
-    });
+    await untilAborted(deps.signal);
     await running.close();
     if (catalogClient !== deps.catalogClient) catalogClient.close();
     return signalExitCode(deps.signal.reason);

@@ -20,7 +20,7 @@ import { BUNDLE_IMAGE_LIMITS } from '../../pkg/shared/image/index.ts';
 import { err, errorMessage } from '../../pkg/shared/errors/index.ts';
 import { parseClusterVersion, type ClusterMinor } from '../../pkg/operator-controller/gating/index.ts';
 import { collectStatus } from '../../pkg/olmv1/status/index.ts';
-import type { KubeClient, KubeContext, KubeObject } from '../../pkg/shared/kube/index.ts';
+import { untilAborted, type KubeClient, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import {
   consoleWatches,
   ensureBundle,
@@ -142,10 +142,7 @@ export async function runConsole(args: string[], io: CommandIO, deps: ConsoleDep
         throw new CommandError(`cannot serve the console on 127.0.0.1:${port}: ${(e as Error).message}`, 1);
       });
       io.stdout.write(`${running.origin}/?token=${secrets.token}\n`);
-      await new Promise<void>((resolve) => {
-        if (deps.signal.aborted) resolve();
-        deps.signal.addEventListener('abort', () => resolve(), { once: true });
-      });
+      await untilAborted(deps.signal);
       await running.close();
       return signalExitCode(deps.signal.reason);
     } finally {

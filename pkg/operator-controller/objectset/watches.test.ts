@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { CLUSTER_OBJECT_SET } from '../../shared/api/index.ts';
-import { Informer, clientListWatch, type KubeObject } from '../../shared/kube/index.ts';
+import { Informer, clientListWatch, settlesWithin, type KubeObject } from '../../shared/kube/index.ts';
 import { widgetCrd } from '../../../test/support/crd-builders.ts';
 import { fakeCluster, type FakeCluster } from '../../../test/support/fake-cluster.ts';
 import { createObjectSetController } from './controller.ts';
@@ -109,6 +109,21 @@ describe('RevisionObjectWatches', () => {
     await expect.poll(() => queued).toEqual(['ext-1', 'ext-1']);
     watches.forget('ext-1');
     expect(fc.calls.filter((c) => c.startsWith('watch ConfigMap')).length).toBe(1);
+  });
+});
+
+describe('the ClusterObjectSet controller told to stop before it runs', () => {
+  // The process's stop can come while leading starts, before the controllers run (stop 81's CI:
+  // operator-controller waited for its revision watches until killed).
+  it('returns at once, its object watches too', async () => {
+    const fc = fakeCluster();
+    const informer = new Informer<KubeObject>({ name: 'clusterobjectsets', source: clientListWatch(fc.client, CLUSTER_OBJECT_SET), log });
+    const controller = createObjectSetController({ ports: { client: fc.client, writerFor: everyRevisionAs(fc.client) }, informer, log });
+    const stopped = new AbortController();
+    stopped.abort();
+    await expect(settlesWithin(controller.run(stopped.signal), 1000)).resolves.toBe(true);
+    const watches = new RevisionObjectWatches({ enqueue: () => undefined, log });
+    await expect(settlesWithin(watches.run(stopped.signal), 1000)).resolves.toBe(true);
   });
 });
 

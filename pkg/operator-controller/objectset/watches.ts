@@ -28,6 +28,7 @@ import {
   counterOn,
   gaugeOn,
   objectKey,
+  untilAborted,
   type BackoffOptions,
   type InformerEventType,
   type KubeClient,
@@ -233,7 +234,7 @@ export class RevisionObjectWatches {
   /** Starts the informers; on `signal`'s abort stops them all and resolves once they ended. */
   async run(signal: AbortSignal): Promise<void> {
     this.#signal = signal;
-    await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    await untilAborted(signal);
     for (const revision of [...this.#revisions.keys()]) this.forget(revision);
     await this.#watches.settled();
   }

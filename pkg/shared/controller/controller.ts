@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { errorMessage, isLimitExceeded, isTerminal } from '../errors/index.ts';
-import { objectKey, settlesWithin, type Informer, type InformerEventType, type KubeObject } from '../kube/index.ts';
+import { objectKey, settlesWithin, untilAborted, type Informer, type InformerEventType, type KubeObject } from '../kube/index.ts';
 import { controllerMetrics, type ControllerMetrics } from './controller-metrics.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import { ReconcileCancelledError, isPanic, type ReconcileResult, type Reconciler } from './reconciler.ts';
@@ -176,7 +176,7 @@ export class Controller {
       log.info({ workers: this.#o.concurrency }, 'starting workers');
       this.#started = true;
       const workers = Array.from({ length: this.#o.concurrency ?? 1 }, () => this.#worker(signal, log));
-      await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      await untilAborted(signal);
       log.info({}, 'shutdown signal received, waiting for in-flight reconciles');
       this.queue.shutdown();
       const drained = await settlesWithin(Promise.all(workers), this.#o.shutdownTimeoutMs ?? 30_000);

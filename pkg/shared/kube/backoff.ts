@@ -1,5 +1,5 @@
 /**
- * Capped exponential backoff with jitter, and an abortable sleep.
+ * Capped exponential backoff with jitter, an abortable sleep and a wait for an abort.
  */
 
 /** Settings of a Backoff. */
@@ -55,6 +55,15 @@ export function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<voi
     const timer = setTimeout(done, ms);
     signal.addEventListener('abort', done, { once: true });
   });
+}
+
+/**
+ * Resolves when `signal` aborts, at once when it already has: an abort listener added after the
+ * abort is never called (a revision controller started while its process was told to stop waited forever).
+ */
+export function untilAborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }
 
 /** True when `p` settles (either way) within `ms`; the timer is cleared either way. */

@@ -6,7 +6,7 @@
 export { ApiError, isAlreadyExists, isConflict, isForbidden, isInvalid, isNotFound, isUnauthorized } from './api-error.ts';
 export { canI, selfCanI, serviceAccountSubject, type AccessAttributes, type AccessSubject, type NonResourceAccess } from './access-review.ts';
 export { mapLimited } from './map-limited.ts';
-export { settlesWithin, sleepUnlessAborted, type BackoffOptions } from './backoff.ts';
+export { settlesWithin, sleepUnlessAborted, untilAborted, type BackoffOptions } from './backoff.ts';
 export { retryOnConflict } from './retry-conflict.ts';
 export { type KubeClient, type ListOptions } from './client.ts';
 export { anonymousChannels, bearerConnection } from './connection.ts';

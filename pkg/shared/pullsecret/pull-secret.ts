@@ -11,7 +11,7 @@
  */
 import type { Logger } from 'pino';
 import { type DockerConfig, dockerConfigFromSecret, mergeDockerConfigs } from '../image/index.ts';
-import { Informer, type KubeClient, type KubeObject, clientListWatch } from '../kube/index.ts';
+import { Informer, type KubeClient, type KubeObject, clientListWatch, untilAborted } from '../kube/index.ts';
 
 /** A namespaced name. */
 interface ObjectKey {
@@ -54,7 +54,7 @@ export class PullSecretCredentials {
     if (global !== undefined) this.#watchSecret(global, signal);
     const account = this.#sources.serviceAccount === 'self' ? await this.#whoAmI(signal) : this.#sources.serviceAccount;
     if (account !== undefined && !signal.aborted) await this.#watchServiceAccount(account, signal);
-    await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+    await untilAborted(signal);
   }
 
   async #whoAmI(signal: AbortSignal): Promise<ObjectKey | undefined> {
