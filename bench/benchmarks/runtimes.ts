@@ -24,8 +24,11 @@
  * OLMV1_BENCH_RUNTIMES_EXTENSIONS (default 50), OLMV1_BENCH_RUNTIMES_ROUNDS (default 3),
  * OLMV1_BENCH_RUNTIMES_IDLE_SECONDS (default 60), OLMV1_BENCH_RUNTIMES_SIDES (default
  * `helm,boxcutter,upstream`: fewer to look at one side), OLMV1_BENCH_RUNTIMES_IDLE_PROFILE=FILE
- * (a CPU profile of ours under BoxcutterRuntime at rest). `runtimes-1000` (on demand only): 1,000
- * extensions under ours with BoxcutterRuntime alone, one round of the single install.
+ * (a CPU profile of ours under BoxcutterRuntime at rest), OLMV1_BENCH_RUNTIMES_MEMORY_LIMIT_MB
+ * (ours in a memory cgroup of that size, as its Deployment's limit puts it: V8 sizes its heap
+ * from the limit; default 512, the Deployment's; 0 for none). Upstream's runs as its Deployment
+ * ships it, without a limit. `runtimes-1000` (on demand only): 1,000 extensions under ours with
+ * BoxcutterRuntime alone, one round of the single install, without a limit unless given one.
  */
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
@@ -37,6 +40,8 @@ import { type PushedBundle, benchImageClient, createCatalog, createInstaller, pu
 import { quiet } from '../lib/extension-runs.ts';
 import { sleep } from '../lib/http-load.ts';
 import { startCpuProfile } from '../lib/inspector.ts';
+import { createMemoryLimit } from '../lib/memory-limit.ts';
+import { OPERATOR_CONTROLLER_MEMORY_LIMIT_BYTES } from '../../cmd/operator-controller/node-flags.ts';
 import { type OlmStack, startOlmStack } from '../lib/olm-stack.ts';
 import { type Measurement, atMost, measure } from '../lib/report.ts';
 import { markPodsReady } from '../lib/pods-ready.ts';
@@ -59,16 +64,19 @@ interface Scale {
   sides: readonly string[];
   /** Where to write ours' CPU profile at rest under BoxcutterRuntime. */
   idleProfile: string | undefined;
+  /** Ours' memory limit in MiB (0: none). */
+  memoryLimitMB: number;
 }
 
 /** `runtimes`' scale from the environment (see the module comment). */
-function scaleFromEnv(extensions: number, sides: string): Scale {
+function scaleFromEnv(extensions: number, sides: string, memoryLimitMB = OPERATOR_CONTROLLER_MEMORY_LIMIT_BYTES / 2 ** 20): Scale {
   return {
     extensions: env('OLMV1_BENCH_RUNTIMES_EXTENSIONS', extensions),
     rounds: env('OLMV1_BENCH_RUNTIMES_ROUNDS', 3),
     idleMs: env('OLMV1_BENCH_RUNTIMES_IDLE_SECONDS', 60) * 1000,
     sides: (process.env['OLMV1_BENCH_RUNTIMES_SIDES'] ?? sides).split(','),
     idleProfile: process.env['OLMV1_BENCH_RUNTIMES_IDLE_PROFILE'],
+    memoryLimitMB: env('OLMV1_BENCH_RUNTIMES_MEMORY_LIMIT_MB', memoryLimitMB),
   };
 }
 
@@ -219,7 +227,11 @@ async function oursSide(
   args: readonly string[],
   scale: Scale,
 ): Promise<SideResult> {
-  const oc = await stack.startOperatorController(args);
+  const limit = scale.memoryLimitMB > 0 ? await createMemoryLimit(`olmv1-bench-runtimes-${g.label}`, scale.memoryLimitMB * 2 ** 20) : undefined;
+  ctx.log(
+    `${g.label}: operator-controller runs ${limit === undefined ? `without a memory limit${scale.memoryLimitMB > 0 ? ' (no cgroup could be made here)' : ''}` : `in ${limit.where} (${scale.memoryLimitMB} MiB)`}`,
+  );
+  const oc = await stack.startOperatorController(args, limit === undefined ? {} : { memoryLimit: limit });
   try {
     const c: SideController = {
       pid: oc.child.pid,
@@ -236,6 +248,11 @@ async function oursSide(
     });
   } finally {
     await oc.child.stop();
+    if (limit !== undefined) {
+      const kills = await limit.oomKills();
+      if (kills > 0) ctx.log(`${g.label}: the kernel killed operator-controller ${kills} times in its memory limit`);
+      await limit.remove();
+    }
   }
 }
 
@@ -390,7 +407,7 @@ export const runtimesBenchmark: Benchmark = {
  * 1,000 extensions under our BoxcutterRuntime alone (the environment above still applies:
  * OLMV1_BENCH_RUNTIMES_SIDES=boxcutter,upstream adds upstream's), one round of the single install.
  */
-const SCALE_1000: Scale = { ...scaleFromEnv(1000, 'boxcutter'), rounds: env('OLMV1_BENCH_RUNTIMES_ROUNDS', 1) };
+const SCALE_1000: Scale = { ...scaleFromEnv(1000, 'boxcutter', 0), rounds: env('OLMV1_BENCH_RUNTIMES_ROUNDS', 1) };
 
 export const runtimes1000Benchmark: Benchmark = {
   name: 'runtimes-1000',

@@ -94,17 +94,23 @@ export function resetPeak(pid: number | 'self' = 'self'): boolean {
   }
 }
 
-/** Polls a process's RSS on a timer and keeps the maximum and every sample. */
-export class RssSampler {
+/**
+ * Polls a process's RSS on a timer and keeps the maximum and every sample; with `atPeak`, what it
+ * returns when a phase reaches a new maximum (e.g. the process's mappings then).
+ */
+export class RssSampler<D = undefined> {
   readonly #read: () => number | undefined;
   readonly #timer: NodeJS.Timeout;
+  readonly #atPeak: (() => D) | undefined;
   #max = 0;
   #phaseMax = 0;
+  #phaseDetail: D | undefined;
   #samples = 0;
 
   /** Starts sampling `pid` (default: this process, via process.memoryUsage) every `intervalMs`. */
-  constructor(intervalMs: number, pid?: number) {
+  constructor(intervalMs: number, pid?: number, atPeak?: () => D) {
     this.#read = pid === undefined ? () => process.memoryUsage().rss : () => procMemory(pid)?.rss;
+    this.#atPeak = atPeak;
     this.#timer = setInterval(() => this.sample(), intervalMs);
     this.sample();
   }
@@ -115,7 +121,19 @@ export class RssSampler {
     if (v === undefined || Number.isNaN(v)) return;
     this.#samples++;
     if (v > this.#max) this.#max = v;
-    if (v > this.#phaseMax) this.#phaseMax = v;
+    if (v > this.#phaseMax) {
+      this.#phaseMax = v;
+      if (this.#atPeak !== undefined) this.#phaseDetail = this.#atPeak();
+    }
+  }
+
+  /** As {@link takePhaseMax}, with what `atPeak` returned at the phase's maximum. */
+  takePhase(): { max: number; detail: D | undefined } {
+    this.sample();
+    const taken = { max: this.#phaseMax, detail: this.#phaseDetail };
+    this.#phaseMax = 0;
+    this.#phaseDetail = undefined;
+    return taken;
   }
 
   /** Highest RSS since the previous call (or the start), then starts a new phase. */

@@ -20,7 +20,7 @@ import { type AuditEvent, type AuditLog, asExtensionServiceAccount, describeRequ
 import { type PushedBundle, clusterExtension } from './extension-bundles.ts';
 import { isInstalledAs } from './extension-runs.ts';
 import type { OlmStack } from './olm-stack.ts';
-import { RssSampler, procMemory } from './proc.ts';
+import { RssSampler, mappingRss, procMemory, type MappingRss } from './proc.ts';
 import { type Attribution, type PhaseRequests, isLease, untilQuiet } from './request-counts.ts';
 import type { SideFigures } from './runtime-table.ts';
 import { type ClusterWatch, controlPlaneProcesses, cpuMeter, installRun, stampFirst } from './scale-runs.ts';
@@ -77,6 +77,30 @@ const byWho = (events: readonly AuditEvent[]): string =>
 const apiserver = (c: Record<string, number>): number => c['kube-apiserver'] ?? Number.NaN;
 const controllerCpu = (c: Record<string, number>): number => c['controller'] ?? Number.NaN;
 
+/** A phase's peak RSS and the controller's resident memory by kind of mapping at it, in MB. */
+interface PhasePeak {
+  rssMB: number;
+  /** Pages of the node binary and libraries. */
+  fileMB?: number;
+  /** glibc's main arena. */
+  brkMB?: number;
+  /** Anonymous mappings up to 1 MiB (V8's heap pages, glibc's mmap'd chunks) and larger (thread arenas, large chunks). */
+  anonSmallMB?: number;
+  anonLargeMB?: number;
+}
+
+function phasePeak({ max, detail }: { max: number; detail: MappingRss | undefined }): PhasePeak {
+  const mb = (b: number): number => Math.round(b / 1e5) / 10;
+  if (detail === undefined) return { rssMB: mb(max) };
+  const { upTo1M, upTo16M, upTo64M, over64M } = detail.anonBySize;
+  return { rssMB: mb(max), fileMB: mb(detail.file), brkMB: mb(detail.brk), anonSmallMB: mb(upTo1M), anonLargeMB: mb(upTo16M + upTo64M + over64M) };
+}
+
+function describePeak(p: PhasePeak): string {
+  if (p.fileMB === undefined) return `${p.rssMB} MB`;
+  return `${p.rssMB} MB (files ${p.fileMB}, brk ${p.brkMB}, anonymous up to 1 MiB ${p.anonSmallMB}, larger ${p.anonLargeMB})`;
+}
+
 /** Runs steps 1-5 of the module comment for `g` with controller `c`. */
 export async function runSide(
   stack: OlmStack,
@@ -88,7 +112,14 @@ export async function runSide(
   o: SideOptions,
 ): Promise<SideResult> {
   const n = g.v1.length;
-  const rss = new RssSampler(200, c.pid);
+  const rss = new RssSampler(200, c.pid, () => mappingRss(c.pid));
+  // Each phase's peak and the controller's mappings at it: which phase, and what kind of memory, makes the peak.
+  const peaks: Record<string, PhasePeak> = {};
+  const peakOf = (phase: string): void => {
+    const p = phasePeak(rss.takePhase());
+    peaks[phase] = p;
+    o.log(`${g.label}: peak RSS during ${phase}: ${describePeak(p)}`);
+  };
   try {
     const one = [];
     for (const [i, b] of g.ones.entries()) {
@@ -104,6 +135,7 @@ export async function runSide(
       if (i > 0) one.push(r);
     }
     await c.settle();
+    peakOf('single installs and uninstalls');
 
     const groups = { controller: [c.pid], ...controlPlaneProcesses(stack) };
     const phase = async (startMs: number, offset: number): Promise<PhaseRequests> =>
@@ -121,6 +153,7 @@ export async function runSide(
     const installRequests = await phase(startMs, offset);
     const installCpu = cpu();
     const settledRss = procMemory(c.pid)?.rss ?? Number.NaN;
+    peakOf(`the install of ${n}`);
     o.log(
       `${g.label}: ${n} installed in ${Math.round(install.allMs)} ms, ${installRequests.events.length} requests until quiet: ${byWho(installRequests.events)}`,
     );
@@ -136,6 +169,7 @@ export async function runSide(
       o.log(`${g.label}: wrote its CPU profile at rest to ${o.idleProfile}`);
     }
     const minutes = (Date.now() - t0) / 60_000;
+    peakOf('rest');
     const idleEvents = (await audit.readSince(offset, c.who)).filter((e) => !isLease(e));
     const idleRequests = idleEvents.length;
     if (idleRequests > 0) o.log(`${g.label}: at rest, ${idleRequests} requests: ${byWho(idleEvents)}`);
@@ -160,12 +194,14 @@ export async function runSide(
     }
     const upgradeRequests = await phase(startMs, offset);
     const upgradeCpu = cpu();
+    peakOf(`the upgrade of ${n}`);
     o.log(
       `${g.label}: ${n} upgraded in ${Math.round(upgradeMs)} ms, ${upgradeRequests.events.length} requests until quiet: ${byWho(upgradeRequests.events)}`,
     );
 
     await c.settle();
     const uninstall = await timeUninstall(stack, watch, objects, new Set(targets.keys()), { timeoutMs: o.timeoutMs, audit, who: c.who });
+    peakOf(`the uninstall of ${n}`);
     o.log(
       `${g.label}: ${n} (${uninstall.objects} objects) gone in ${Math.round(uninstall.doneMs)} ms, ${uninstall.requests.length} requests: ${describeRequests(uninstall.requests)}`,
     );
@@ -198,6 +234,7 @@ export async function runSide(
         idle: { cpu: idleCpuS, minutes, requests: idleRequests },
         upgrade: { allMs: Math.round(upgradeMs), cpu: upgradeCpu, requests: upgradeRequests.events.length, others: upgradeRequests.others },
         uninstall: { doneMs: Math.round(uninstall.doneMs), objects: uninstall.objects, requests: uninstall.requests.length },
+        peaks,
       },
     };
   } finally {
