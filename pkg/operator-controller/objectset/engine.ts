@@ -126,12 +126,14 @@ async function migrateToApply(client: KubeClient, obj: KubeObject, signal?: Abor
   }
 }
 
-async function reconcileObject(
-  client: KubeClient,
-  input: RolloutInput,
-  manifest: KubeObject,
-  protection: CollisionProtection,
-): Promise<ObjectOutcome> {
+/**
+ * One object judged on its live copy: `done` when nothing is to be written (a collision, an
+ * object a newer revision holds, or ours as our last apply of this very object left it), else
+ * the write to send once the phase's preflight passed.
+ */
+type JudgedObject = { done: ObjectOutcome } | { write: () => Promise<ObjectOutcome> };
+
+async function judgeObject(client: KubeClient, input: RolloutInput, manifest: KubeObject, protection: CollisionProtection): Promise<JudgedObject> {
   const { cos, probes, signal } = input;
   // What was applied is remembered per revision: one without a uid (never stored) remembers nothing.
   const memory = cos.metadata.uid === undefined ? undefined : input.applied;
@@ -143,43 +145,53 @@ async function reconcileObject(
     // create exactly the names its bundle has (RBAC resourceNames), which the API server checks
     // for an apply that creates and never for a POST. The apply's manager then owns every field.
     const desired = desiredObject(cos, manifest);
-    let created: KubeObject;
-    try {
-      created = await client.apply(desired, { fieldManager: OBJECT_SET_FIELD_MANAGER, force: true, ...withSignal(signal) });
-    } catch (err) {
-      throw new Error(`creating resource: ${errorMessage(err)}`, { cause: err });
-    }
-    memory?.record(cos.metadata.uid ?? '', desired, created);
-    return { object: created, action: 'created', probe: progressProbe(probes, created) };
+    return {
+      write: async () => {
+        let created: KubeObject;
+        try {
+          created = await client.apply(desired, { fieldManager: OBJECT_SET_FIELD_MANAGER, force: true, ...withSignal(signal) });
+        } catch (err) {
+          throw new Error(`creating resource: ${errorMessage(err)}`, { cause: err });
+        }
+        memory?.record(cos.metadata.uid ?? '', desired, created);
+        return { object: created, action: 'created', probe: progressProbe(probes, created) };
+      },
+    };
   }
   const { situation, controller } = controlSituation(actual, owner, input.siblings);
   // The manifests were checked before (preflight.ts); the live object may carry what marks it the system's.
   const system = situation === 'IsController' ? undefined : systemObjectReason(actual);
   if (system !== undefined)
-    return { object: actual, action: 'collision', probe: progressProbe(probes, actual), refusal: systemObjectRefusal(actual, system) };
+    return { done: { object: actual, action: 'collision', probe: progressProbe(probes, actual), refusal: systemObjectRefusal(actual, system) } };
   // A CRD kept for this revision's package was released on purpose, not just orphaned (ownership.ts keptForPackageOf).
   const wroteBefore = actual.metadata.annotations?.[REVISION_ANNOTATION] !== undefined && !keptForPackageOf(actual, cos);
   const action = decideObject(situation, protection, objectRevision(actual), revision, wroteBefore);
   if (action === 'collision') {
-    return { object: actual, action, probe: progressProbe(probes, actual), ...(controller === undefined ? {} : { conflictingOwner: controller }) };
+    return {
+      done: { object: actual, action, probe: progressProbe(probes, actual), ...(controller === undefined ? {} : { conflictingOwner: controller }) },
+    };
   }
-  if (action === 'progressed') return { object: actual, action, probe: progressProbe(probes, actual) };
+  if (action === 'progressed') return { done: { object: actual, action, probe: progressProbe(probes, actual) } };
   const desired = desiredObject(cos, manifest, action === 'adopt' ? actual : undefined);
   // Ours and untouched since our apply of this very object: applying it again would change nothing.
   if (action === 'apply' && memory?.unchanged(cos.metadata.uid ?? '', desired, actual) === true) {
-    return { object: actual, action, probe: progressProbe(probes, actual) };
+    return { done: { object: actual, action, probe: progressProbe(probes, actual) } };
   }
-  // The live resourceVersion makes the apply conditional: nothing changed since it was judged.
-  const resourceVersion = await migrateToApply(client, actual, signal);
-  if (resourceVersion !== undefined) desired.metadata.resourceVersion = resourceVersion;
-  let applied: KubeObject;
-  try {
-    applied = await client.apply(desired, { fieldManager: OBJECT_SET_FIELD_MANAGER, force: true, ...withSignal(signal) });
-  } catch (err) {
-    throw new Error(`${action === 'adopt' ? 'patching (owner change)' : 'patching'}: ${errorMessage(err)}`, { cause: err });
-  }
-  memory?.record(cos.metadata.uid ?? '', desired, applied);
-  return { object: applied, action, probe: progressProbe(probes, applied) };
+  return {
+    write: async () => {
+      // The live resourceVersion makes the apply conditional: nothing changed since it was judged.
+      const resourceVersion = await migrateToApply(client, actual, signal);
+      if (resourceVersion !== undefined) desired.metadata.resourceVersion = resourceVersion;
+      let applied: KubeObject;
+      try {
+        applied = await client.apply(desired, { fieldManager: OBJECT_SET_FIELD_MANAGER, force: true, ...withSignal(signal) });
+      } catch (err) {
+        throw new Error(`${action === 'adopt' ? 'patching (owner change)' : 'patching'}: ${errorMessage(err)}`, { cause: err });
+      }
+      memory?.record(cos.metadata.uid ?? '', desired, applied);
+      return { object: applied, action, probe: progressProbe(probes, applied) };
+    },
+  };
 }
 
 /** API error reasons a dry run reports as a violation of the object (others are failures to retry). */
@@ -215,15 +227,26 @@ async function dryRunRefusal(client: KubeClient, obj: KubeObject, signal?: Abort
   }
 }
 
-/** The preflight of one phase (boxcutter's PhaseValidator): its name, its objects' metadata and a dry run of each; the violation text or undefined. */
-async function phaseViolation(client: KubeClient, input: RolloutInput, phase: LoadedPhase): Promise<string | undefined> {
+/**
+ * The preflight of one phase (boxcutter's PhaseValidator): its name, its objects' metadata and a
+ * dry run of each object `toDryRun` holds; the violation text or undefined. An object this
+ * reconcile writes nothing to is not dry-run: nothing of it is sent (issue 74: every object of
+ * every reconciled phase was dry-run at every reconcile, one PATCH each, whether or not anything
+ * was to be written).
+ */
+async function phaseViolation(
+  client: KubeClient,
+  input: RolloutInput,
+  phase: LoadedPhase,
+  toDryRun: ReadonlySet<KubeObject>,
+): Promise<string | undefined> {
   const objects: ObjectViolation[] = [];
   const errors: string[] = [];
   for (const { manifest } of phase.objects) {
     const candidate = desiredManifest(input.cos, manifest);
     const messages = metadataMessages(candidate);
     try {
-      const refusal = await dryRunRefusal(client, candidate, input.signal);
+      const refusal = toDryRun.has(manifest) ? await dryRunRefusal(client, candidate, input.signal) : undefined;
       if (refusal !== undefined) messages.push(refusal);
     } catch (err) {
       if (input.signal?.aborted === true) throw err;
@@ -237,15 +260,39 @@ async function phaseViolation(client: KubeClient, input: RolloutInput, phase: Lo
   return phaseViolationText({ phase: phase.name, ...(nameMessage === undefined ? {} : { nameMessage }), objects: compactViolations(objects) });
 }
 
+/**
+ * One phase: each object read and judged, then the preflight of what is to be written, then the
+ * writes in the phase's order; errors of its objects are thrown together after the phase.
+ */
 async function reconcilePhase(client: KubeClient, input: RolloutInput, phase: LoadedPhase): Promise<PhaseOutcome> {
   const outcome: PhaseOutcome = { name: phase.name, objects: [] };
-  const validation = await phaseViolation(client, input, phase);
-  if (validation !== undefined) return { ...outcome, validation };
   const errors: string[] = [];
+  const judged: { manifest: KubeObject; judged: JudgedObject }[] = [];
+  // Dry-run: what is to be written, and what could not be judged (its read failed: the dry run
+  // says first what is wrong with it, as it did when every object was dry-run before any read).
+  const toDryRun = new Set<KubeObject>();
   for (const { manifest, protection } of phase.objects) {
     input.signal?.throwIfAborted();
     try {
-      outcome.objects.push(await reconcileObject(client, input, manifest, protection));
+      const j = await judgeObject(client, input, manifest, protection);
+      judged.push({ manifest, judged: j });
+      if ('write' in j) toDryRun.add(manifest);
+    } catch (err) {
+      if (input.signal?.aborted === true) throw err;
+      errors.push(`reconciling ${objectRef(manifest)}: ${errorMessage(err)}`);
+      toDryRun.add(manifest);
+    }
+  }
+  const validation = await phaseViolation(client, input, phase, toDryRun);
+  if (validation !== undefined) return { ...outcome, validation };
+  for (const { manifest, judged: j } of judged) {
+    if ('done' in j) {
+      outcome.objects.push(j.done);
+      continue;
+    }
+    input.signal?.throwIfAborted();
+    try {
+      outcome.objects.push(await j.write());
     } catch (err) {
       if (input.signal?.aborted === true) throw err;
       errors.push(`reconciling ${objectRef(manifest)}: ${errorMessage(err)}`);
