@@ -138,10 +138,7 @@ export class RssSampler<D = undefined> {
 
   /** Highest RSS since the previous call (or the start), then starts a new phase. */
   takePhaseMax(): number {
-    this.sample();
-    const m = this.#phaseMax;
-    this.#phaseMax = 0;
-    return m;
+    return this.takePhase().max;
   }
 
   /** Highest RSS seen so far, in bytes. */

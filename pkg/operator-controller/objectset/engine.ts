@@ -5,11 +5,12 @@
  * archived revision down in reverse. It writes through the KubeClient it is given (the
  * revision's installer identity) and decides with ownership.ts and probes.ts.
  *
- * Rollout of one object: absent, it is created (a POST, never an apply: an apply could write
- * over an object that appeared meanwhile, past collision protection); present, decideObject
- * says whether it is applied (server-side, forced, with the live resourceVersion as
- * precondition), adopted, refused (collision) or left to a newer revision (progressed). Errors
- * of a phase's objects are collected and thrown together after the phase.
+ * Rollout of a phase: each object is read and judged, then what is to be written is dry-run
+ * (decision 0160), then written in order. Absent, an object is created by a server-side apply
+ * (decision 0125), read again just before so that one that appeared meanwhile is not taken over;
+ * present, decideObject says whether it is applied (server-side, forced, with the live
+ * resourceVersion as precondition), adopted, refused (collision) or left to a newer revision
+ * (progressed). Errors of a phase's objects are collected and thrown together after the phase.
  */
 import { CollisionProtection, type ClusterObjectSet, type ProgressionProbe } from '../../shared/api/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
@@ -147,6 +148,12 @@ async function judgeObject(client: KubeClient, input: RolloutInput, manifest: Ku
     const desired = desiredObject(cos, manifest);
     return {
       write: async () => {
+        // Read again just before: a forced apply would take over an object that appeared since the
+        // read, past collision protection, and the phase's dry runs came in between. One that
+        // appeared is judged at the next reconcile.
+        if ((await getOrUndefined(client, manifest, signal)) !== undefined) {
+          throw new Error('creating resource: it was created by someone else since it was read; judged again at the next reconcile');
+        }
         let created: KubeObject;
         try {
           created = await client.apply(desired, { fieldManager: OBJECT_SET_FIELD_MANAGER, force: true, ...withSignal(signal) });

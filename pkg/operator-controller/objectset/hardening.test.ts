@@ -258,3 +258,24 @@ describe('who writes a revision', () => {
     expect(condition(fc, 'ext-1', 'Progressing')).toBeUndefined();
   });
 });
+
+describe('an object created by someone else between the read and the create', () => {
+  it('is not taken over: the create is refused and the next reconcile judges it', async () => {
+    const fc = fakeCluster();
+    seedSet(fc, 'rev', { phases: [{ name: 'p', objects: [{ object: configMap('a') }, { object: configMap('b') }] }] });
+    // Both are read absent; while the phase's dry runs go out, another writer creates a.
+    const foreign = { ...configMap('a'), data: { owner: 'someone else' } };
+    const installer = {
+      ...fc.client,
+      apply: (async (obj: KubeObject, o: never) => {
+        if ((o as { dryRun?: boolean }).dryRun === true && obj.metadata.name === 'b' && fc.live(foreign) === undefined) fc.seed(foreign);
+        return fc.client.apply(obj, o);
+      }) as typeof fc.client.apply,
+    };
+    await expect(reconciler(fc, everyRevisionAs(installer)).reconcile('rev', ctx())).rejects.toThrow(
+      'creating resource: it was created by someone else since it was read',
+    );
+    expect(fc.live(foreign)?.['data']).toEqual({ owner: 'someone else' });
+    expect(objectWrites(fc)).toEqual([`apply ConfigMap ${NS}/b`]);
+  });
+});

@@ -13,7 +13,7 @@ import { PayloadTooLargeError } from './codec.ts';
 const KEPT = 16;
 
 export class OversizedPayloads {
-  /** SHA-256 (hex) of each payload kept, by its length, oldest first across lengths. */
+  /** `<bound>:<SHA-256 hex>` of each payload kept -> its length (checked first), oldest first. */
   readonly #kept = new Map<string, number>();
 
   /** Throws the record's PayloadTooLargeError when `payload` is one found to inflate past `maxBytes`. */
