@@ -124,8 +124,11 @@ afterEach(() => {
   for (const s of stoppers.splice(0)) s.abort();
 });
 
-/** `shared`: kinds watched once for all extensions, as identity `operator-controller` (decision 0109). */
-export function setup(o: { minIntervalMs?: number; log?: typeof log; shared?: TypeRef[] } = {}) {
+/**
+ * `shared`: kinds watched once for all extensions, as identity `operator-controller` (decision
+ * 0109); `sharedLingerMs`: how long one runs on with no extension using it (default drift/shared.ts's).
+ */
+export function setup(o: { minIntervalMs?: number; log?: typeof log; shared?: TypeRef[]; sharedLingerMs?: number } = {}) {
   const cluster = new FakeCluster();
   const enqueued: string[] = [];
   const leading = new AbortController();
@@ -139,7 +142,7 @@ export function setup(o: { minIntervalMs?: number; log?: typeof log; shared?: Ty
     signal: leading.signal,
     backoff: { initialMs: 20, maxMs: 40 },
     minIntervalMs: o.minIntervalMs ?? 0,
-    ...(o.shared === undefined ? {} : { shared: { client: cluster.clientFor('operator-controller'), kinds: o.shared } }),
+    ...(o.shared === undefined ? {} : { shared: { client: cluster.clientFor('operator-controller'), kinds: o.shared, lingerMs: o.sharedLingerMs } }),
   });
   return { cluster, enqueued, leading, registry, drift };
 }

@@ -1,10 +1,11 @@
 // Shared drift watches (decision 0109): cluster-scoped kinds watched once, as operator-controller,
 // each extension seeing and being queued for only the objects labelled with its name.
-import { describe, expect, it, vi } from 'vitest';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../../shared/api/index.ts';
 import type { KubeClient, KubeObject } from '../../shared/kube/index.ts';
-import { obj, setup } from '../../../test/support/drift-cluster.ts';
-import { SHARED_SELECTOR, shareableDriftKinds } from './shared.ts';
+import { FakeCluster, obj, setup } from '../../../test/support/drift-cluster.ts';
+import { SHARED_SELECTOR, SharedDriftKinds, shareableDriftKinds } from './shared.ts';
 import type { TrackedRelease } from './tracker.ts';
 
 const ROLE = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole' };
@@ -91,8 +92,8 @@ describe('shared drift watches', () => {
     await vi.waitFor(() => expect(enqueued).toEqual(['c']), { timeout: 5_000 });
   });
 
-  it('stop the shared watch with the last extension that uses it', async () => {
-    const { cluster, drift, registry } = setup({ shared: [ROLE] });
+  it('stop the shared watch a grace period after the last extension that uses it stopped', async () => {
+    const { cluster, drift, registry } = setup({ shared: [ROLE], sharedLingerMs: 50 });
     cluster.objects = [role('a'), role('b'), settings('a'), settings('b')];
     await drift.track(release('a'));
     await drift.track(release('b'));
@@ -101,10 +102,12 @@ describe('shared drift watches', () => {
     expect(cluster.open('ClusterRole')).toHaveLength(1);
     expect(drift.size).toBe(2);
     drift.stop('b');
-    expect(cluster.open('ClusterRole')).toHaveLength(0);
+    // Unused, so not counted, but still open for the next extension until the grace period ends.
+    expect(cluster.open('ClusterRole')).toHaveLength(1);
     expect(drift.size).toBe(0);
-    await drift.settled();
     expect((await registry.getSingleMetric('operator_controller_drift_watches')?.get())?.values[0]?.value).toBe(0);
+    await vi.waitFor(() => expect(cluster.open('ClusterRole')).toHaveLength(0));
+    await drift.settled();
     // Started again for the next extension: a new list of the kind.
     await drift.track(release('a'));
     await vi.waitFor(() => expect(cluster.open('ClusterRole')).toHaveLength(1));
@@ -134,5 +137,96 @@ describe('shareableDriftKinds', () => {
     expect(await shareableDriftKinds(client)).toEqual([{ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' }]);
     expect(asked).toHaveLength(6);
     expect(asked[0]).toEqual({ kind: 'SelfSubjectAccessReview', verb: 'list', group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions' });
+  });
+});
+
+describe('SharedDriftKinds', () => {
+  const made: SharedDriftKinds[] = [];
+  afterEach(() => {
+    for (const k of made.splice(0)) k.stopAll();
+    vi.useRealTimers();
+  });
+
+  /** Shared ClusterRoles over a fake cluster; `runs` are the informers' run promises. */
+  function kinds(lingerMs?: number) {
+    const cluster = new FakeCluster();
+    const runs: Promise<void>[] = [];
+    const shared = new SharedDriftKinds({
+      client: cluster.clientFor('operator-controller'),
+      kinds: [ROLE],
+      log: pino({ level: 'silent' }),
+      backoff: { initialMs: 20, maxMs: 40 },
+      onRun: (done) => runs.push(done),
+      lingerMs,
+    });
+    made.push(shared);
+    const roles = {
+      lists: () => cluster.lists.filter((l) => l.kind === 'ClusterRole').length,
+      watches: () => cluster.watches.filter((w) => w.kind === 'ClusterRole').length,
+      open: () => cluster.open('ClusterRole'),
+    };
+    return { cluster, shared, runs, roles };
+  }
+
+  /** `extension`'s view of the ClusterRoles, the events it was handed, and what closes it. */
+  function view(shared: SharedDriftKinds, extension: string, expected: string[]) {
+    const close = new AbortController();
+    const events: string[] = [];
+    const v = shared.view(extension, ROLE, expected, (type, o) => events.push(`${type} ${o.metadata.name ?? ''}`), close.signal);
+    return { view: v, events, close };
+  }
+
+  it('reuse the informer whose last view closed for a view made within the grace period: no new list or watch', async () => {
+    const { cluster, shared, roles } = kinds(50);
+    cluster.objects = [role('a')];
+    const a = view(shared, 'a', ['a-role']);
+    await a.view.waitForSync();
+    await vi.waitFor(() => expect(roles.open()).toHaveLength(1));
+    a.close.abort();
+    expect(shared.size).toBe(0);
+    // The next install's view, made after its apply created b-role and before the watch
+    // delivered it: as any view of a synced informer, it waits for it.
+    const b = view(shared, 'b', ['b-role']);
+    expect(shared.size).toBe(1);
+    expect(b.view.hasSynced).toBe(false);
+    roles.open()[0]?.push({ type: 'ADDED', object: changed(role('b'), '6') });
+    await b.view.waitForSync();
+    expect(b.view.get('b-role')?.metadata.uid).toBe('b-b-role');
+    expect(b.view.get('a-role')).toBeUndefined();
+    expect(b.events).toEqual(['add b-role']);
+    // Past a's grace period: the new view cancelled its stop.
+    await new Promise((r) => setTimeout(r, 150));
+    expect(roles.open()).toHaveLength(1);
+    expect([roles.lists(), roles.watches()]).toEqual([1, 1]);
+  });
+
+  it('stop the informer when the grace period passes with no view, and start it again for the next', async () => {
+    const { cluster, shared, runs, roles } = kinds(50);
+    cluster.objects = [role('a')];
+    const a = view(shared, 'a', []);
+    await a.view.waitForSync();
+    await vi.waitFor(() => expect(roles.open()).toHaveLength(1));
+    a.close.abort();
+    expect(roles.open()).toHaveLength(1);
+    await vi.waitFor(() => expect(roles.open()).toHaveLength(0));
+    await Promise.all(runs);
+    const b = view(shared, 'b', []);
+    await b.view.waitForSync();
+    expect(roles.lists()).toBe(2);
+  });
+
+  it('stop a lingering informer, and its timer, with stopAll', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const { shared, runs, roles } = kinds();
+    const a = view(shared, 'a', []);
+    await a.view.waitForSync();
+    await vi.waitFor(() => expect(roles.open()).toHaveLength(1));
+    a.close.abort();
+    expect(roles.open()).toHaveLength(1);
+    shared.stopAll();
+    expect(roles.open()).toHaveLength(0);
+    await Promise.all(runs);
+    // No timer left to keep a stopped process alive or to stop anything later.
+    expect(vi.getTimerCount()).toBe(0);
   });
 });

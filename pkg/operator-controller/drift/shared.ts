@@ -15,6 +15,13 @@
  * install subscribes right after its apply, before the watch delivered what that apply created,
  * and a view that said "synced, missing" then would queue a repair for nothing. A per-extension
  * watch gets the same from its first list, which comes after the apply.
+ *
+ * A kind's informer keeps running for {@link LINGER_MS} after its last view closed, and a view
+ * made meanwhile uses it (as a view of a synced informer). Where extensions come and go one at a
+ * time, each install otherwise started the three informers again: three cluster-wide LISTs and
+ * WATCHes on its way to `Installed`, and GETs while its new views had not listed (issue 74).
+ * With no view for that long it stops; `stopAll` (leadership ended) stops every one at once.
+ * `size` counts the kinds in use, not the ones lingering.
  */
 import { OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../../shared/api/index.ts';
 import { OWNER_KIND } from '../applier/index.ts';
@@ -36,6 +43,9 @@ export type ViewHandler = (type: InformerEventType, obj: Readonly<DriftFingerpri
 /** How long a view made on a synced informer waits for the release objects the cache lacks. */
 const ARRIVAL_WAIT_MS = 3_000;
 
+/** How long a kind's informer runs on after its last view closed, for the next extension's view. */
+export const LINGER_MS = 5 * 60_000;
+
 /** The selector of every object an extension's apply labelled. */
 export const SHARED_SELECTOR = `${OWNER_KIND_LABEL}=${OWNER_KIND},${OWNER_NAME_LABEL}`;
 
@@ -44,6 +54,8 @@ interface SharedDriftKindsOptions extends DriftInformerOptions {
   /** operator-controller's own client: it lists and watches `kinds` cluster-wide. */
   client: KubeClient;
   kinds: readonly TypeRef[];
+  /** How long an informer runs on with no view (default LINGER_MS; tests shorten it). */
+  lingerMs?: number | undefined;
 }
 
 interface SharedKind {
@@ -51,6 +63,8 @@ interface SharedKind {
   abort: AbortController;
   /** Per extension, its views of this kind. */
   views: Map<string, Set<SharedView>>;
+  /** While it has no view: stops it when it fires. */
+  linger: NodeJS.Timeout | undefined;
 }
 
 const typeKey = (t: TypeRef): string => `${t.apiVersion}/${t.kind}`;
@@ -73,7 +87,7 @@ export async function shareableDriftKinds(client: Pick<KubeClient, 'create'>, si
   return SHAREABLE.filter((_, i) => allowed[2 * i] === true && allowed[2 * i + 1] === true).map((k) => k.type);
 }
 
-/** See the module comment. The informer of a kind runs while some extension has a view of it. */
+/** See the module comment. The informer of a kind runs while some extension has a view of it, and LINGER_MS after. */
 export class SharedDriftKinds {
   readonly #o: SharedDriftKindsOptions;
   readonly #shared: Set<string>;
@@ -89,9 +103,11 @@ export class SharedDriftKinds {
     return this.#shared.has(typeKey(type));
   }
 
-  /** Informers running. */
+  /** Informers some extension has a view of (lingering ones aside). */
   get size(): number {
-    return this.#kinds.size;
+    let n = 0;
+    for (const kind of this.#kinds.values()) if (kind.views.size > 0) n++;
+    return n;
   }
 
   /**
@@ -100,6 +116,8 @@ export class SharedDriftKinds {
    */
   view(extension: string, type: TypeRef, expected: Iterable<string>, handler: ViewHandler, signal: AbortSignal): DriftView {
     const kind = this.#kindOf(type);
+    clearTimeout(kind.linger);
+    kind.linger = undefined;
     const view = new SharedView(extension, kind.informer, handler);
     if (kind.informer.hasSynced) view.awaitArrivals(expected);
     const views = kind.views.get(extension) ?? new Set<SharedView>();
@@ -111,20 +129,31 @@ export class SharedDriftKinds {
         view.close();
         views.delete(view);
         if (views.size === 0 && kind.views.get(extension) === views) kind.views.delete(extension);
-        if (kind.views.size === 0 && this.#kinds.get(typeKey(type)) === kind) {
-          kind.abort.abort();
-          this.#kinds.delete(typeKey(type));
-        }
+        if (kind.views.size === 0 && this.#kinds.get(typeKey(type)) === kind) this.#linger(typeKey(type), kind);
       },
       { once: true },
     );
     return view;
   }
 
-  /** Stops every informer (leadership ended). */
+  /** Stops every informer, lingering ones too (leadership ended). */
   stopAll(): void {
-    for (const kind of this.#kinds.values()) kind.abort.abort();
+    for (const kind of this.#kinds.values()) {
+      clearTimeout(kind.linger);
+      kind.abort.abort();
+    }
     this.#kinds.clear();
+  }
+
+  /** Stops `kind`'s informer after LINGER_MS unless a view is made before. */
+  #linger(key: string, kind: SharedKind): void {
+    clearTimeout(kind.linger);
+    kind.linger = setTimeout(() => {
+      if (kind.views.size > 0 || this.#kinds.get(key) !== kind) return;
+      kind.abort.abort();
+      this.#kinds.delete(key);
+    }, this.#o.lingerMs ?? LINGER_MS);
+    kind.linger.unref();
   }
 
   #kindOf(type: TypeRef): SharedKind {
@@ -132,7 +161,7 @@ export class SharedDriftKinds {
     if (existing !== undefined) return existing;
     const o = this.#o;
     const informer = driftInformer('drift-shared', clientListWatch<DriftFingerprint>(o.client, type, { labelSelector: SHARED_SELECTOR }), type, o);
-    const kind: SharedKind = { informer, abort: new AbortController(), views: new Map() };
+    const kind: SharedKind = { informer, abort: new AbortController(), views: new Map(), linger: undefined };
     informer.addHandler((t, obj, old) => dispatch(kind, t, obj, old));
     this.#kinds.set(typeKey(type), kind);
     o.onRun(informer.run(kind.abort.signal));

@@ -81,9 +81,10 @@ interface DriftWatchesOptions extends DriftTriggersOptions {
   backoff?: BackoffOptions;
   /**
    * Cluster-scoped kinds operator-controller's own `client` may list and watch cluster-wide:
-   * watched once per kind for every extension (decision 0109) instead of per extension.
+   * watched once per kind for every extension (decision 0109) instead of per extension;
+   * `lingerMs`: how long one runs on with no extension using it (drift/shared.ts; tests shorten it).
    */
-  shared?: { client: KubeClient; kinds: readonly TypeRef[] };
+  shared?: { client: KubeClient; kinds: readonly TypeRef[]; lingerMs?: number | undefined };
   /**
    * The installer watches the extensions' own drift watches subscribe to, shared with the
    * revision controller under BoxcutterRuntime (installerwatch, decision 0156), and the label
@@ -154,7 +155,7 @@ export class DriftWatches implements DriftTracker {
     options.signal.addEventListener('abort', () => this.#stopAll(), { once: true });
   }
 
-  /** Number of drift watches (informers) running, open or waiting to retry: per extension, and shared. */
+  /** Number of drift watches (informers) running, open or waiting to retry: per extension, and shared ones in use. */
   get size(): number {
     return (this.#shared?.size ?? 0) + this.#own;
   }
@@ -301,7 +302,7 @@ export class DriftWatches implements DriftTracker {
     this.#gauge?.set(this.size);
   }
 
-  /** Resolves when every watch stopped so far has ended its list/watch loop. */
+  /** Resolves when every watch stopped so far has ended its list/watch loop (a shared one no extension uses lingers: drift/shared.ts). */
   async settled(): Promise<void> {
     await Promise.all([...this.#running, this.#watches.settled()]);
   }
