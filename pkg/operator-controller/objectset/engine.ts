@@ -6,8 +6,10 @@
  * revision's installer identity) and decides with ownership.ts and probes.ts.
  *
  * Rollout of a phase: each object is read and judged, then what is to be written is dry-run
- * (decision 0160), then written in order. Absent, an object is created by a server-side apply
- * (decision 0125), read again just before so that one that appeared meanwhile is not taken over;
+ * (decision 0160), then written in order; a phase with one object to write writes it without a
+ * dry run, and dry-runs it only when the write fails, to report a refusal as the preflight would
+ * (decision 0161). Absent, an object is created by a server-side apply (decision 0125), read
+ * again just before when dry runs came between, so that one that appeared meanwhile is not taken over;
  * present, decideObject says whether it is applied (server-side, forced, with the live
  * resourceVersion as precondition), adopted, refused (collision) or left to a newer revision
  * (progressed). Errors of a phase's objects are collected and thrown together after the phase.
@@ -132,7 +134,7 @@ async function migrateToApply(client: KubeClient, obj: KubeObject, signal?: Abor
  * object a newer revision holds, or ours as our last apply of this very object left it), else
  * the write to send once the phase's preflight passed.
  */
-type JudgedObject = { done: ObjectOutcome } | { write: () => Promise<ObjectOutcome> };
+type JudgedObject = { done: ObjectOutcome } | { write: (o: { readAgain: boolean }) => Promise<ObjectOutcome> };
 
 async function judgeObject(client: KubeClient, input: RolloutInput, manifest: KubeObject, protection: CollisionProtection): Promise<JudgedObject> {
   const { cos, probes, signal } = input;
@@ -147,11 +149,11 @@ async function judgeObject(client: KubeClient, input: RolloutInput, manifest: Ku
     // for an apply that creates and never for a POST. The apply's manager then owns every field.
     const desired = desiredObject(cos, manifest);
     return {
-      write: async () => {
-        // Read again just before: a forced apply would take over an object that appeared since the
-        // read, past collision protection, and the phase's dry runs came in between. One that
+      write: async ({ readAgain }) => {
+        // Read again just before when the phase's dry runs came between: a forced apply would take
+        // over an object that appeared since the read, past collision protection. One that
         // appeared is judged at the next reconcile.
-        if ((await getOrUndefined(client, manifest, signal)) !== undefined) {
+        if (readAgain && (await getOrUndefined(client, manifest, signal)) !== undefined) {
           throw new Error('creating resource: it was created by someone else since it was read; judged again at the next reconcile');
         }
         let created: KubeObject;
@@ -269,7 +271,12 @@ async function phaseViolation(
 
 /**
  * One phase: each object read and judged, then the preflight of what is to be written, then the
- * writes in the phase's order; errors of its objects are thrown together after the phase.
+ * writes in the phase's order; errors of its objects are thrown together after the phase. With
+ * one object to write (and every read answered), the preflight checks what it checks without a
+ * request (names, metadata) and the object is written at once: its write alone decides, as a
+ * dry run of it would, whether anything of the phase is written. Only when that write fails is
+ * the object dry-run, so that a refusal reads as the preflight's (a phase validation, nothing
+ * written) and any other failure as the write's, as when the dry run came first (decision 0161).
  */
 async function reconcilePhase(client: KubeClient, input: RolloutInput, phase: LoadedPhase): Promise<PhaseOutcome> {
   const outcome: PhaseOutcome = { name: phase.name, objects: [] };
@@ -290,7 +297,8 @@ async function reconcilePhase(client: KubeClient, input: RolloutInput, phase: Lo
       toDryRun.add(manifest);
     }
   }
-  const validation = await phaseViolation(client, input, phase, toDryRun);
+  const single = errors.length === 0 && toDryRun.size === 1;
+  const validation = await phaseViolation(client, input, phase, single ? new Set() : toDryRun);
   if (validation !== undefined) return { ...outcome, validation };
   for (const { manifest, judged: j } of judged) {
     if ('done' in j) {
@@ -299,9 +307,11 @@ async function reconcilePhase(client: KubeClient, input: RolloutInput, phase: Lo
     }
     input.signal?.throwIfAborted();
     try {
-      outcome.objects.push(await j.write());
+      outcome.objects.push(await j.write({ readAgain: !single }));
     } catch (err) {
       if (input.signal?.aborted === true) throw err;
+      const refused = single ? await phaseViolation(client, input, phase, toDryRun) : undefined;
+      if (refused !== undefined) return { name: phase.name, objects: [], validation: refused };
       errors.push(`reconciling ${objectRef(manifest)}: ${errorMessage(err)}`);
     }
   }

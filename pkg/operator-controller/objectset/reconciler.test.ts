@@ -302,15 +302,24 @@ describe('ClusterObjectSet reconcile', () => {
     fc.calls.length = 0;
     await r.reconcile('rev', ctx());
     expect(fc.calls.filter((c) => c.startsWith('apply'))).toEqual([`apply ConfigMap ${NS}/b`]);
-    // Only what is written is dry-run first, after both were read.
+    // The one object to write is written after both were read, without a dry run (decision 0161).
+    expect(fc.calls.filter((c) => c.includes('ConfigMap'))).toEqual([`get ConfigMap ${NS}/a`, `get ConfigMap ${NS}/b`, `apply ConfigMap ${NS}/b`]);
+    expect(fc.live(configMap('b'))?.['data']).toEqual({ k: 'v' });
+    expect(condition(fc, 'rev', 'Succeeded')?.status).toBe('True');
+
+    // Both changed: only what is written is dry-run, after both were read, then written in order.
+    fc.edit(configMap('a'), (live) => void (live['data'] = { k: 'changed' }));
+    fc.edit(configMap('b'), (live) => void (live['data'] = { k: 'changed' }));
+    fc.calls.length = 0;
+    await r.reconcile('rev', ctx());
     expect(fc.calls.filter((c) => c.includes('ConfigMap'))).toEqual([
       `get ConfigMap ${NS}/a`,
       `get ConfigMap ${NS}/b`,
+      `dry-run ConfigMap ${NS}/a`,
       `dry-run ConfigMap ${NS}/b`,
+      `apply ConfigMap ${NS}/a`,
       `apply ConfigMap ${NS}/b`,
     ]);
-    expect(fc.live(configMap('b'))?.['data']).toEqual({ k: 'v' });
-    expect(condition(fc, 'rev', 'Succeeded')?.status).toBe('True');
   });
 
   it('retries a referenced Secret that is not there yet', async () => {
@@ -389,6 +398,35 @@ describe('ClusterObjectSet reconcile', () => {
       `phase 0 validation error: phase "p": /v1, Kind=ConfigMap ${NS}/bad: ConfigMap "bad" is invalid: data: Invalid value`,
     );
     expect(fc.writes.filter((w) => w.includes('ConfigMap'))).toEqual([]);
+  });
+
+  it('writes the one object of a phase without a dry run, and reports its refusal as the preflight would (decision 0161)', async () => {
+    const fc = fakeCluster();
+    const invalid = new ApiError(422, 'Invalid', 'ConfigMap "bad" is invalid: data: Invalid value');
+    fc.refuse(`apply ConfigMap ${NS}/bad`, invalid);
+    fc.refuse(`dry-run ConfigMap ${NS}/bad`, invalid);
+    seedSet(fc, 'one', { phases: [{ name: 'p', objects: [{ object: configMap('bad') }] }] });
+    expect(await reconciler(fc).reconcile('one', ctx())).toEqual({ requeueAfterMs: 10_000 });
+    // The same text as when the dry run came first (the test above); the dry run only after the write failed.
+    expect(condition(fc, 'one', 'Progressing')?.message).toBe(
+      `phase 0 validation error: phase "p": /v1, Kind=ConfigMap ${NS}/bad: ConfigMap "bad" is invalid: data: Invalid value`,
+    );
+    expect(fc.calls.filter((c) => c.includes('ConfigMap'))).toEqual([
+      `get ConfigMap ${NS}/bad`,
+      `apply ConfigMap ${NS}/bad`,
+      `dry-run ConfigMap ${NS}/bad`,
+    ]);
+
+    // A failed write its dry run passes is the write's failure, retried, as before.
+    const fc2 = fakeCluster();
+    fc2.refuse(`apply ConfigMap ${NS}/c`, new ApiError(500, 'InternalError', 'etcd timed out'));
+    seedSet(fc2, 'two', { phases: [{ name: 'p', objects: [{ object: configMap('c') }] }] });
+    await expect(reconciler(fc2).reconcile('two', ctx())).rejects.toThrow(/creating resource: etcd timed out/);
+    expect(fc2.calls.filter((c) => c.includes('ConfigMap'))).toEqual([
+      `get ConfigMap ${NS}/c`,
+      `apply ConfigMap ${NS}/c`,
+      `dry-run ConfigMap ${NS}/c`,
+    ]);
   });
 
   it('lets a deleted revision go', async () => {
