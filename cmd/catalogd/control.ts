@@ -5,7 +5,6 @@
  */
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { type Registry, collectDefaultMetrics } from 'prom-client';
 import { CLUSTER_CATALOG } from '../../pkg/shared/api/index.ts';
 import {
   CATALOG_CONTROLLER_NAME,
@@ -21,6 +20,7 @@ import {
 import type { LocalDirStore } from '../../pkg/catalogd/storage/index.ts';
 import { Controller, HealthServer, informersSynced } from '../../pkg/shared/controller/index.ts';
 import { createDiskImageCache } from '../../pkg/shared/image/index.ts';
+import { type Registry, collectDefaultMetrics } from '../../pkg/shared/metrics/index.ts';
 import {
   Informer,
   KubeEventRecorder,
@@ -53,7 +53,7 @@ export async function runCatalogdControl(
   { log, registry, store, credentials, leadershipLost }: Serving,
   signal: AbortSignal,
 ): Promise<'stopped' | 'lost-leadership'> {
-  collectDefaultMetrics({ register: registry });
+  collectDefaultMetrics(registry);
   const kube: KubeContext = await connect(credentials, { userAgent: 'catalogd' });
   const unpackCache = createDiskImageCache(join(o.cacheDir, 'unpack'));
   await unpackCache.cleanupTemporary();

@@ -26,12 +26,6 @@ import { saveCompileCache } from '../shared/compile-cache.ts';
 import type { OperatorControllerOptions } from './options.ts';
 
 /**
- * Sampling period of the `nodejs_eventloop_lag_*` histogram: prom-client's 10 ms wake-ups alone
- * cost several times upstream's whole process at rest (bench/results/idle.md).
- */
-const EVENT_LOOP_SAMPLE_MS = 1000;
-
-/**
  * Runs operator-controller; resolves when `signal` aborts (after a graceful stop) or leadership is lost.
  * `leadershipLost` is called as soon as the elected leader lost its Lease (the process's exit, cmd/shared/lost-leadership.ts).
  */
@@ -69,7 +63,7 @@ export async function runOperatorController(
   const stopInforming = (): void => informing.abort(signal.reason);
   signal.addEventListener('abort', stopInforming, { once: true });
   for (const i of informers) void i.run(informing.signal);
-  collectDefaultMetrics(registry, { eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
+  collectDefaultMetrics(registry);
   let outcome: 'stopped' | 'lost-leadership' = 'stopped';
   let metrics: { stop: () => Promise<void> } | undefined;
   try {

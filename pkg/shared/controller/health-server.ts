@@ -34,8 +34,12 @@ const STALL_LIMIT_MS = 60_000;
 const FORWARD_TIMEOUT_MS = 5_000;
 /** Where this thread serves the port first: the longest the worker's start waits for `workerAfter` (ms). */
 const WORKER_AT_THE_LATEST_MS = 2_000;
-/** How often the main thread beats (ms), at most. */
-const HEARTBEAT_MS = 1_000;
+/**
+ * How often the main thread beats (ms), at most: a quarter of the default stall limit, so a
+ * turning loop's beat is never older than 15 s against the limit's 60 s. Each beat wakes an idle
+ * process, which is charged per wake-up (bench/results/runtimes.md, 2026-11-29 15:10).
+ */
+const HEARTBEAT_MS = 15_000;
 
 const TEXT = 'text/plain; charset=utf-8';
 

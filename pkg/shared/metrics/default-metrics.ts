@@ -32,15 +32,24 @@ const PROM_CLIENT_METRICS = [
   'gc',
 ] as const;
 
+/**
+ * Sampling period of the event loop lag histogram (`nodejs_eventloop_lag_*`), in ms, unless
+ * told otherwise: prom-client's 10 ms is a hundred wake-ups a second, whose timer alone cost
+ * several times upstream's whole process at rest (bench/results/idle.md), and an idle process is
+ * charged per wake-up (bench/results/runtimes.md, 2026-11-29 15:10). A stall of 5 s or more
+ * always shows; a shorter one in proportion to its length.
+ */
+const EVENT_LOOP_SAMPLE_MS = 5_000;
+
 /** The default metrics' options this project sets. */
 interface DefaultMetricsOptions {
-  /** Sampling period of the event loop lag histogram, in ms (prom-client's default 10). */
+  /** Sampling period of the event loop lag histogram, in ms (default EVENT_LOOP_SAMPLE_MS; prom-client's 10). */
   eventLoopMonitoringPrecision?: number;
 }
 
 /** Registers prom-client's default process metrics in `registry` (as its `collectDefaultMetrics({ register })`). */
 export function collectDefaultMetrics(registry: Registry, options: DefaultMetricsOptions = {}): void {
-  const config = { eventLoopMonitoringPrecision: options.eventLoopMonitoringPrecision ?? 10 };
+  const config = { eventLoopMonitoringPrecision: options.eventLoopMonitoringPrecision ?? EVENT_LOOP_SAMPLE_MS };
   processCpuTotal(registry);
   for (const name of PROM_CLIENT_METRICS) {
     const metric = load(`prom-client/lib/metrics/${name}`) as DefaultMetric;
