@@ -26,8 +26,9 @@
  * `helm,boxcutter,upstream`: fewer to look at one side), OLMV1_BENCH_RUNTIMES_IDLE_PROFILE=FILE
  * (a CPU profile of ours under BoxcutterRuntime at rest), OLMV1_BENCH_RUNTIMES_MEMORY_LIMIT_MB
  * (ours in a memory cgroup of that size, as its Deployment's limit puts it: V8 sizes its heap
- * from the limit; default 512, the Deployment's; 0 for none). Upstream's runs as its Deployment
- * ships it, without a limit. `runtimes-1000` (on demand only): 1,000 extensions under ours with
+ * from the limit; default 512, the Deployment's; 0 for none), OLMV1_BENCH_RUNTIMES_TRACE=DIR
+ * (each single install's requests as a timeline, a file a side and round, from the audit log:
+ * bench/lib/request-timeline.ts). Upstream's runs as its Deployment ships it, without a limit. `runtimes-1000` (on demand only): 1,000 extensions under ours with
  * BoxcutterRuntime alone, one round of the single install, without a limit unless given one.
  */
 import { fileURLToPath } from 'node:url';
@@ -66,6 +67,8 @@ interface Scale {
   idleProfile: string | undefined;
   /** Ours' memory limit in MiB (0: none). */
   memoryLimitMB: number;
+  /** A directory for each single install's request timeline (request-timeline.ts). */
+  trace: string | undefined;
 }
 
 /** `runtimes`' scale from the environment (see the module comment). */
@@ -76,6 +79,7 @@ function scaleFromEnv(extensions: number, sides: string, memoryLimitMB = OPERATO
     idleMs: env('OLMV1_BENCH_RUNTIMES_IDLE_SECONDS', 60) * 1000,
     sides: (process.env['OLMV1_BENCH_RUNTIMES_SIDES'] ?? sides).split(','),
     idleProfile: process.env['OLMV1_BENCH_RUNTIMES_IDLE_PROFILE'],
+    trace: process.env['OLMV1_BENCH_RUNTIMES_TRACE'],
     memoryLimitMB: env('OLMV1_BENCH_RUNTIMES_MEMORY_LIMIT_MB', memoryLimitMB),
   };
 }
@@ -245,6 +249,7 @@ async function oursSide(
       timeoutMs: timeoutMs(scale),
       log: ctx.log,
       ...(scale.idleProfile === undefined || g.label !== 'boxcutter' ? {} : { idleProfile: scale.idleProfile }),
+      ...(scale.trace === undefined ? {} : { traceDir: scale.trace }),
     });
   } finally {
     await oc.child.stop();
@@ -360,6 +365,7 @@ async function run(ctx: BenchContext, scale: Scale): Promise<BenchOutcome> {
             idleMs: scale.idleMs,
             timeoutMs: timeoutMs(scale),
             log: ctx.log,
+            ...(scale.trace === undefined ? {} : { traceDir: scale.trace }),
           }),
         );
       } finally {

@@ -3,8 +3,9 @@
  * (bench/benchmarks/runtimes.ts), on a stack with kube-apiserver's audit log and
  * kube-controller-manager (upstream's uninstall leaves the objects to its garbage collector):
  *
- * 1. one extension installed and uninstalled, each of `ones` in turn, the first a warm-up (install until
- *    Installed=True; uninstall from the DELETE until the ClusterExtension and its objects are
+ * 1. one extension installed and uninstalled, each of `ones` in turn, the first a warm-up (install
+ *    from the ClusterExtension's create by the bench's client, as the floors are timed from their
+ *    first apply, not from a kubectl process's start, until Installed=True; uninstall from the DELETE until the ClusterExtension and its objects are
  *    gone, bench/lib/uninstall-runs.ts);
  * 2. the group's extensions in one `kubectl apply`, until all are Installed=True and the
  *    controller has made no request but its Lease's for QUIET_MS; CPU of the controller and
@@ -22,6 +23,7 @@ import { isInstalledAs } from './extension-runs.ts';
 import type { OlmStack } from './olm-stack.ts';
 import { RssSampler, mappingRss, procMemory, type MappingRss } from './proc.ts';
 import { type Attribution, type PhaseRequests, isLease, untilQuiet } from './request-counts.ts';
+import { requestTimeline } from './request-timeline.ts';
 import type { SideFigures } from './runtime-table.ts';
 import { type ClusterWatch, controlPlaneProcesses, cpuMeter, installRun, stampFirst } from './scale-runs.ts';
 import { median } from './stats.ts';
@@ -62,6 +64,8 @@ export interface SideOptions {
   log: (line: string) => void;
   /** Where to write the controller's CPU profile at rest (when it has `profile`). */
   idleProfile?: string;
+  /** A directory: each single install's requests as a timeline (request-timeline.ts), a file a round. */
+  traceDir?: string;
 }
 
 /** Everything a side measured: the table's figures and the raw runs. */
@@ -123,16 +127,24 @@ export async function runSide(
   try {
     const one = [];
     for (const [i, b] of g.ones.entries()) {
+      const traceFrom = o.traceDir === undefined ? 0 : await audit.offset();
+      const traceStart = Date.now();
       const r = await installThenUninstall(stack, watch, objects, {
         manifests: [clusterExtension(b.pkg, b, b.pkg, SA)],
         bundles: new Map([[b.pkg, b.name]]),
         file: join(o.workDir, `${g.label}-one.yaml`),
         timeoutMs: o.timeoutMs,
         settle: c.settle,
+        // Timed from the ClusterExtension's create, as the floors are from their first apply.
+        byClient: true,
       });
       if (r.objects === 0) throw new Error(`${g.label}: no object of ${b.pkg} carries the owner labels; nothing to time the uninstall by`);
       o.log(`${g.label}: ${i === 0 ? 'warm-up' : `round ${i}`}: installed in ${Math.round(r.install.allMs)} ms, gone in ${Math.round(r.doneMs)} ms`);
       if (i > 0) one.push(r);
+      if (o.traceDir !== undefined) {
+        const lines = requestTimeline(await audit.readSince(traceFrom), traceStart, r.install.allMs + 50);
+        await writeFile(join(o.traceDir, `${g.label}-${i === 0 ? 'warm-up' : `round-${i}`}.txt`), `${lines.join('\n')}\n`);
+      }
     }
     await c.settle();
     peakOf('single installs and uninstalls');

@@ -102,6 +102,8 @@ export async function installThenUninstall(
     file: string;
     timeoutMs: number;
     settle: () => Promise<void>;
+    /** Create the extensions with the stack's client rather than one kubectl call (installRun). */
+    byClient?: boolean;
     audit?: AuditLog;
     /** Our operator-controller's /healthz address: its step metrics give the time in the finalizers step. */
     healthUrl?: string;
