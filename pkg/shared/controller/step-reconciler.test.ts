@@ -195,7 +195,7 @@ describe('StepReconciler of a namespaced kind', () => {
 });
 
 describe('StepReconciler reading the informer copy (issue 74)', () => {
-  it("reads the cached copy instead of the API server, the API server while the copy is behind the reconciler's own write, nothing once it is gone", async () => {
+  it('reads the cached copy instead of the API server, the answer to its own last write while the copy is behind it, nothing once it is gone', async () => {
     const fc = fakeCluster();
     const ref = { kind: 'Thing', metadata: { name: 't' } };
     fc.seed({ apiVersion: 'example.com/v1', kind: 'Thing', metadata: { name: 't' }, spec: { wait: false } });
@@ -214,18 +214,33 @@ describe('StepReconciler reading the informer copy (issue 74)', () => {
     expect(fc.calls).toEqual(['status Thing t']);
     expect(seen()).toBe(1);
 
-    // The copy is still the one the write was made on: read from the API server, not counted twice.
+    // The copy is still the one the write was made on: the write's answer stands for it, no GET, not counted twice.
+    fc.calls.length = 0;
+    await r.reconcile('t', ctx());
+    expect(fc.calls).toEqual(['status Thing t']);
+    expect(seen()).toBe(2);
+
+    // Still behind both writes: the answer to the last one.
+    fc.calls.length = 0;
+    await r.reconcile('t', ctx());
+    expect(fc.calls).toEqual(['status Thing t']);
+    expect(seen()).toBe(3);
+
+    // A write that failed (another writer came between): the API server is asked.
+    fc.edit(ref, (live) => void (live['spec'] = { wait: false, by: 'someone' }));
+    fc.calls.length = 0;
+    await expect(r.reconcile('t', ctx())).rejects.toThrow(/error updating status/);
     fc.calls.length = 0;
     await r.reconcile('t', ctx());
     expect(fc.calls).toEqual(['get Thing t', 'status Thing t']);
-    expect(seen()).toBe(2);
+    expect(seen()).toBe(4);
 
     // The informer caught up: its copy again.
     copy = fc.live(ref);
     fc.calls.length = 0;
     await r.reconcile('t', ctx());
     expect(fc.calls).toEqual(['status Thing t']);
-    expect(seen()).toBe(3);
+    expect(seen()).toBe(5);
 
     // Gone from the cache (deleted): gone, as the cache says; nothing read, nothing written.
     copy = undefined;

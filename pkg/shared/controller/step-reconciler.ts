@@ -40,9 +40,10 @@ interface StepReconcilerConfig<T extends WorkingObject, S> {
   /**
    * The informer's copy of the object by key (`Informer.get`), read instead of the API server as
    * upstream's reconcilers read their cache (issue 74: one GET a reconcile); none: every reconcile
-   * reads the object from the API server. A copy not yet past this reconciler's own last write
-   * of the object (its resourceVersion is the one that write was made on) is read from the API
-   * server; no copy is an object that is gone, as controller-runtime's cache says (the watches
+   * reads the object from the API server. A copy not yet past this reconciler's own last writes
+   * of the object (its resourceVersion is one those writes were made on) is replaced by what the
+   * API server answered the last of them, which is the object as it stood after it; when that
+   * write failed, it is read from the API server. No copy is an object that is gone, as controller-runtime's cache says (the watches
    * start the workers once synced, and an object created since queues itself when its copy
    * arrives). Writes stay conditional on the resourceVersion read (status PUT, finalizers' merge
    * patch): a copy behind another writer's conflicts and is retried.
@@ -55,8 +56,11 @@ export class StepReconciler<T extends WorkingObject, S> implements Reconciler {
   readonly #c: StepReconcilerConfig<T, S>;
   /** Consecutive waits per object: the poll period doubles with each. */
   readonly #waits: ExponentialFailureRateLimiter;
-  /** By key: the resourceVersion this reconciler's last write of the object was made on, until the cache is past it. */
-  readonly #writtenOn = new Map<string, string>();
+  /**
+   * By key, until the cache is past them: the resourceVersions this reconciler's writes of the
+   * object were made on, and the API server's answer to the last one (none when it failed).
+   */
+  readonly #written = new Map<string, { on: Set<string>; answer: KubeObject | undefined }>();
 
   constructor(config: StepReconcilerConfig<T, S>) {
     this.#c = config;
@@ -107,34 +111,41 @@ export class StepReconciler<T extends WorkingObject, S> implements Reconciler {
     return { requeueAfterMs: this.#waits.when(name) };
   }
 
-  /** The status client of one reconcile of `key` reading the cached copy (see `cached`), recording what its writes were made on. */
+  /** The status client of one reconcile of `key` reading the cached copy (see `cached`), recording its writes. */
   #cachedReads(key: string, cached: (key: string) => Readonly<KubeObject> | undefined): StatusClient {
     const client = this.#c.client;
-    const writtenOn = this.#writtenOn;
+    const written = this.#written;
+    const wrote = async (on: string | undefined, write: Promise<KubeObject>): Promise<KubeObject> => {
+      const entry = written.get(key) ?? { on: new Set<string>(), answer: undefined };
+      if (on !== undefined) entry.on.add(on);
+      written.set(key, entry);
+      try {
+        entry.answer = await write;
+        return entry.answer;
+      } catch (err) {
+        // Another writer may have come between: the next read asks the API server.
+        entry.answer = undefined;
+        throw err;
+      }
+    };
     return {
       get: ((ref, options) => {
         const copy = cached(key);
         if (copy === undefined) {
-          writtenOn.delete(key);
+          written.delete(key);
           return Promise.reject(new ApiError(404, 'NotFound', `${ref.kind} ${JSON.stringify(key)} not found in the informer's cache`));
         }
-        const behind = writtenOn.get(key);
-        if (behind === undefined || copy.metadata.resourceVersion !== behind) {
-          writtenOn.delete(key);
+        const entry = written.get(key);
+        if (entry === undefined || !entry.on.has(copy.metadata.resourceVersion ?? '')) {
+          written.delete(key);
           return Promise.resolve(copy as KubeObject);
         }
+        // Behind our own write: the object as that write left it, no older than the cache will be.
+        if (entry.answer !== undefined) return Promise.resolve(structuredClone(entry.answer));
         return client.get(ref, options);
       }) as StatusClient['get'],
-      updateStatus: ((obj, options) => {
-        const rv = obj.metadata?.resourceVersion;
-        if (rv !== undefined) writtenOn.set(key, rv);
-        return client.updateStatus(obj, options);
-      }) as StatusClient['updateStatus'],
-      patch: ((ref, patch, type, options) => {
-        const rv = patchedOn(patch);
-        if (rv !== undefined) writtenOn.set(key, rv);
-        return client.patch(ref, patch, type, options);
-      }) as StatusClient['patch'],
+      updateStatus: ((obj, options) => wrote(obj.metadata?.resourceVersion, client.updateStatus(obj, options))) as StatusClient['updateStatus'],
+      patch: ((ref, patch, type, options) => wrote(patchedOn(patch), client.patch(ref, patch, type, options))) as StatusClient['patch'],
     };
   }
 }
