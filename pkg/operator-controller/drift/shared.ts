@@ -44,7 +44,7 @@ export type ViewHandler = (type: InformerEventType, obj: Readonly<DriftFingerpri
 const ARRIVAL_WAIT_MS = 3_000;
 
 /** How long a kind's informer runs on after its last view closed, for the next extension's view. */
-export const LINGER_MS = 5 * 60_000;
+const LINGER_MS = 5 * 60_000;
 
 /** The selector of every object an extension's apply labelled. */
 export const SHARED_SELECTOR = `${OWNER_KIND_LABEL}=${OWNER_KIND},${OWNER_NAME_LABEL}`;
