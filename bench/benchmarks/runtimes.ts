@@ -27,8 +27,9 @@
  * (a CPU profile of ours under BoxcutterRuntime at rest), OLMV1_BENCH_RUNTIMES_MEMORY_LIMIT_MB
  * (ours in a memory cgroup of that size, as its Deployment's limit puts it: V8 sizes its heap
  * from the limit; default 512, the Deployment's; 0 for none), OLMV1_BENCH_RUNTIMES_TRACE=DIR
- * (each single install's requests as a timeline, a file a side and round, from the audit log:
- * bench/lib/request-timeline.ts). Upstream's runs as its Deployment ships it, without a limit. `runtimes-1000` (on demand only): 1,000 extensions under ours with
+ * (each single install's and uninstall's requests as a timeline, a file a side and round, from
+ * the audit log: bench/lib/request-timeline.ts). Upstream's runs as its Deployment ships it,
+ * without a limit. `runtimes-1000` (on demand only): 1,000 extensions under ours with
  * BoxcutterRuntime alone, one round of the single install, without a limit unless given one.
  */
 import { fileURLToPath } from 'node:url';

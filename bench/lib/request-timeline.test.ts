@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { requestTimeline } from './request-timeline.ts';
 
 describe('requestTimeline', () => {
-  it('gives each request its time from the start and the gap since the one before, leases left out, up to the end', () => {
+  it('gives each request from the start its time and the gap since the one before, leases left out, up to the end', () => {
     const start = Date.parse('2026-11-29T17:00:00.000Z');
     const lines = requestTimeline(
       [
+        { requestReceivedTimestamp: '2026-11-29T16:59:59.990000Z', verb: 'get', requestURI: '' },
         {
           requestReceivedTimestamp: '2026-11-29T17:00:00.002600Z',
           verb: 'create',

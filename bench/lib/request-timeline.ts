@@ -1,6 +1,7 @@
 /**
- * One single install's requests as a timeline, from kube-apiserver's audit log
- * (`OLMV1_BENCH_RUNTIMES_TRACE`): when each request was received, in ms from the round's start,
+ * One single install's (or uninstall's) requests as a timeline, from kube-apiserver's audit log
+ * (`OLMV1_BENCH_RUNTIMES_TRACE`): when each request was received, in ms from the start (the
+ * create, the DELETE),
  * the gap since the one before, its verb, resource and who sent it. Gaps show where an install's
  * time goes that no request count does (a wait inside kube-apiserver, a pull, a queue).
  */
@@ -12,6 +13,7 @@ export function requestTimeline(events: readonly AuditEvent[], startMs: number, 
   let previous: number | undefined;
   for (const e of events) {
     const t = Date.parse(e.requestReceivedTimestamp) + microseconds(e.requestReceivedTimestamp) - startMs;
+    if (t < 0) continue;
     if (t > untilMs) break;
     const o = e.objectRef ?? {};
     const resource = `${o.resource ?? ''}${o.subresource === undefined ? '' : `/${o.subresource}`}`;

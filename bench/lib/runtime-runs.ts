@@ -142,8 +142,13 @@ export async function runSide(
       o.log(`${g.label}: ${i === 0 ? 'warm-up' : `round ${i}`}: installed in ${Math.round(r.install.allMs)} ms, gone in ${Math.round(r.doneMs)} ms`);
       if (i > 0) one.push(r);
       if (o.traceDir !== undefined) {
-        const lines = requestTimeline(await audit.readSince(traceFrom), traceStart, r.install.allMs + 50);
-        await writeFile(join(o.traceDir, `${g.label}-${i === 0 ? 'warm-up' : `round-${i}`}.txt`), `${lines.join('\n')}\n`);
+        const events = await audit.readSince(traceFrom);
+        const install = requestTimeline(events, traceStart, r.install.allMs + 50);
+        // The uninstall from its DELETE of the ClusterExtension, until its objects were gone.
+        const del = events.find((e) => e.verb === 'delete' && e.objectRef?.resource === 'clusterextensions');
+        const uninstall = del === undefined ? [] : requestTimeline(events, Date.parse(del.requestReceivedTimestamp), r.doneMs + 50);
+        const text = ['install, ms from the create:', ...install, '', 'uninstall, ms from the DELETE:', ...uninstall];
+        await writeFile(join(o.traceDir, `${g.label}-${i === 0 ? 'warm-up' : `round-${i}`}.txt`), `${text.join('\n')}\n`);
       }
     }
     await c.settle();
