@@ -9,10 +9,11 @@
  * (decision 0160), then written in order; a phase with one object to write writes it without a
  * dry run, and dry-runs it only when the write fails, to report a refusal as the preflight would
  * (decision 0161). Absent, an object is created by a server-side apply (decision 0125), read
- * again just before when dry runs came between, so that one that appeared meanwhile is not taken over;
- * present, decideObject says whether it is applied (server-side, forced, with the live
- * resourceVersion as precondition), adopted, refused (collision) or left to a newer revision
- * (progressed). Errors of a phase's objects are collected and thrown together after the phase.
+ * again just before when dry runs came between, so that one that appeared meanwhile is not
+ * taken over; present, decideObject says whether it is applied (server-side, forced, with the
+ * live resourceVersion as precondition), adopted, refused (collision) or left to a newer
+ * revision (progressed). Errors of a phase's objects are collected and thrown together after
+ * the phase.
  */
 import { CollisionProtection, type ClusterObjectSet, type ProgressionProbe } from '../../shared/api/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
@@ -310,13 +311,31 @@ async function reconcilePhase(client: KubeClient, input: RolloutInput, phase: Lo
       outcome.objects.push(await j.write({ readAgain: !single }));
     } catch (err) {
       if (input.signal?.aborted === true) throw err;
-      const refused = single ? await phaseViolation(client, input, phase, toDryRun) : undefined;
+      const refused = single ? await refusalAfter(client, input, phase, toDryRun) : undefined;
       if (refused !== undefined) return { name: phase.name, objects: [], validation: refused };
       errors.push(`reconciling ${objectRef(manifest)}: ${errorMessage(err)}`);
     }
   }
   if (errors.length > 0) throw new Error(errors.join('\n'));
   return outcome;
+}
+
+/**
+ * The preflight's verdict on a lone write that failed: its refusal text, or undefined when the dry
+ * run accepts it or cannot say (its own failure): the write's error is then the one reported.
+ */
+async function refusalAfter(
+  client: KubeClient,
+  input: RolloutInput,
+  phase: LoadedPhase,
+  toDryRun: ReadonlySet<KubeObject>,
+): Promise<string | undefined> {
+  try {
+    return await phaseViolation(client, input, phase, toDryRun);
+  } catch (err) {
+    if (input.signal?.aborted === true) throw err;
+    return undefined;
+  }
 }
 
 function phaseInTransition(p: PhaseOutcome): boolean {

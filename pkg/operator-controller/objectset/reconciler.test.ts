@@ -427,6 +427,9 @@ describe('ClusterObjectSet reconcile', () => {
       `apply ConfigMap ${NS}/c`,
       `dry-run ConfigMap ${NS}/c`,
     ]);
+    // A dry run that cannot say either leaves the write's failure as the one reported.
+    fc2.refuse(`dry-run ConfigMap ${NS}/c`, new ApiError(503, 'ServiceUnavailable', 'dry run unavailable'));
+    await expect(reconciler(fc2).reconcile('two', ctx())).rejects.toThrow(/creating resource: etcd timed out/);
   });
 
   it('lets a deleted revision go', async () => {
