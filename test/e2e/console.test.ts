@@ -1217,7 +1217,8 @@ describe('olmv1 console: the install form', () => {
       const w = await open(started.url);
       const { page } = w;
       await page.goto(`${new URL(started.url).origin}/#/install/${CATALOGS.install}/${INSTALL_PKG}`);
-      await expect.poll(() => page.locator('#install-name').count(), { timeout: 15_000 }).toBe(1);
+      // A new console: its first page reads every catalog of the shared cluster (other files' too) first.
+      await expect.poll(() => page.locator('#install-name').count(), { timeout: 60_000 }).toBe(1);
       await page.locator('#install-name').fill(other);
       await page.getByLabel(/^Namespace/).fill(other);
       await page.getByRole('button', { name: 'Preview' }).click();

@@ -22,6 +22,7 @@ import { createChangeFeed, streamChanges, type ChangeFeed } from './live.ts';
 import { historyOf, installedRelease, installedTiles, readReleaseObjects, tileKey } from './reads.ts';
 import type { ConsoleCatalog, ConsoleSources } from './sources.ts';
 import type { CatalogBadge } from './catalog-badge.ts';
+import type { CatalogSet } from './hub-read.ts';
 
 /** What the routes share with the server. */
 interface RouteContext {
@@ -30,6 +31,8 @@ interface RouteContext {
   feed: ChangeFeed;
   /** The catalogs read (cached for a while) and their hub tiles. */
   hub(): Promise<{ catalogs: Map<string, ConsoleCatalog>; tiles: HubTile[]; problems: string[]; badges: Record<string, CatalogBadge> }>;
+  /** The catalogs read, without waiting for the hub's tiles when the hub is being read (server.ts). */
+  catalogs(): Promise<CatalogSet>;
   /** Drops the cached catalogs (after a ClusterCatalog is added or removed). */
   dropHub(): void;
   page: string;
@@ -125,7 +128,7 @@ export function consoleRoutes(c: RouteContext): Route[] {
       handle: async ({ res, body }) => {
         const parsed = parseInstallForm(body);
         if (!parsed.ok) return json(res, 400, { error: parsed.error });
-        const cat = (await c.hub()).catalogs.get(parsed.form.catalog);
+        const cat = (await c.catalogs()).catalogs.get(parsed.form.catalog);
         if (cat === undefined || !cat.packageNames.includes(parsed.form.package)) return json(res, 404, { error: 'no such package' });
         const dryRun = body.dryRun === true;
         const out = await sources.install(installRequest(parsed.form, dryRun));
@@ -261,11 +264,12 @@ export function consoleRoutes(c: RouteContext): Route[] {
         const cat = await catalogOf(c, catalog, pkg);
         if (cat === undefined) return json(res, 404, { error: 'no such package' });
         const dc = await cat.load(pkg);
-        const installed = await installedTiles(sources, (await c.hub()).catalogs, read(), []);
+        const set = await c.catalogs();
+        const installed = await installedTiles(sources, set.catalogs, read(), []);
         json(res, 200, {
           ...packageDetail(catalog, pkg, dc),
           installed: installed.has(tileKey(catalog, pkg)),
-          badge: (await c.hub()).badges[catalog],
+          badge: set.badges[catalog],
         });
       },
     }),
@@ -288,7 +292,7 @@ export function consoleRoutes(c: RouteContext): Route[] {
 }
 
 async function catalogOf(c: RouteContext, catalog: string, pkg: string): Promise<ConsoleCatalog | undefined> {
-  const cat = (await c.hub()).catalogs.get(catalog);
+  const cat = (await c.catalogs()).catalogs.get(catalog);
   return cat !== undefined && cat.packageNames.includes(pkg) ? cat : undefined;
 }
 

@@ -10,6 +10,8 @@
 /** The index's reads; `get` resolves to the newest one to use now. */
 interface HubSnapshots<T> {
   get(): Promise<T>;
+  /** The index read last, however old, without reading; undefined before the first read ends or after `drop`. */
+  peek(): T | undefined;
   /** Forgets the index: the next `get` waits for a new read. */
   drop(): void;
 }
@@ -51,6 +53,7 @@ export function createHubSnapshots<T>(o: HubSnapshotsOptions<T>): HubSnapshots<T
       if (o.now() - current.at > o.ttlMs) start().catch(() => undefined);
       return Promise.resolve(current.value);
     },
+    peek: () => current?.value,
     drop() {
       current = undefined;
       pending = undefined;

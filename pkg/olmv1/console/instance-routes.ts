@@ -19,7 +19,7 @@ const instanceBody = z.object({
 
 interface InstanceContext {
   sources: Pick<ConsoleSources, 'getExtension' | 'objectScope' | 'createObject'>;
-  hub(): Promise<{ catalogs: Map<string, ConsoleCatalog> }>;
+  catalogs(): Promise<{ catalogs: Map<string, ConsoleCatalog> }>;
 }
 
 interface Installed {
@@ -37,7 +37,7 @@ async function installedOffer(c: InstanceContext, name: string, signal: AbortSig
   const pkg = ce.spec?.source?.catalog?.packageName ?? '';
   const bundle = ce.status?.install?.bundle?.name ?? '';
   if (pkg === '' || bundle === '') return undefined;
-  for (const cat of (await c.hub()).catalogs.values()) {
+  for (const cat of (await c.catalogs()).catalogs.values()) {
     if (!cat.packageNames.includes(pkg)) continue;
     const found = instanceExamples(await cat.load(pkg), pkg, bundle);
     if (found !== undefined) return { namespace: ce.spec?.namespace ?? '', ...found };

@@ -10,9 +10,8 @@ import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
 import type { Logger } from 'pino';
 import { errorMessage } from '../../shared/errors/index.ts';
-import { hubTile, type HubTile } from './hub-index.ts';
 import { createHubSnapshots } from './hub-snapshot.ts';
-import { catalogBadge, type CatalogBadge } from './catalog-badge.ts';
+import { indexTiles, readCatalogs, type CatalogSet, type HubSnapshot } from './hub-read.ts';
 import type { SharedCatalogs } from './shared-catalogs.ts';
 import { guard, SECURITY_HEADERS, type SessionSecrets } from './security.ts';
 import { consoleRoutes, json, send } from './api-routes.ts';
@@ -23,7 +22,7 @@ import { updateRoutes } from './update-routes.ts';
 import { podRoutes } from './pod-routes.ts';
 import { sendFavicon } from './favicon.ts';
 import { createChangeFeed, type StartWatches } from './live.ts';
-import type { ConsoleCatalog, ConsoleSources } from './sources.ts';
+import type { ConsoleSources } from './sources.ts';
 
 /** How one console runs. */
 interface ConsoleOptions {
@@ -48,18 +47,6 @@ interface RunningConsole {
   origin: string;
   close(): Promise<void>;
 }
-
-interface HubSnapshot {
-  at: number;
-  catalogs: Map<string, ConsoleCatalog>;
-  tiles: HubTile[];
-  problems: string[];
-  /** Each catalog's display name and source type, by ClusterCatalog name. */
-  badges: Record<string, CatalogBadge>;
-}
-
-/** Packages read at once while the hub index is built. */
-const INDEX_CONCURRENCY = 4;
 
 const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
@@ -102,7 +89,24 @@ export interface ConsoleApp {
 
 /** The bundle and routes of one console (its hub snapshots and change feed its own). */
 export function consoleApp(o: AppOptions): ConsoleApp {
-  const snapshots = createHubSnapshots({ read: () => readHub(o.sources, o.now, o.sharedCatalogs), ttlMs: o.catalogTtlMs, now: o.now });
+  // The newest read of the catalogs: the first step of the hub's read (hub-read.ts).
+  let catalogsRead: Promise<CatalogSet> | undefined;
+  const snapshots = createHubSnapshots<HubSnapshot>({
+    read: async () => {
+      const reading = readCatalogs(o.sources, o.sharedCatalogs, AbortSignal.timeout(120_000));
+      catalogsRead = reading;
+      return indexTiles(await reading, o.now());
+    },
+    ttlMs: o.catalogTtlMs,
+    now: o.now,
+  });
+  // The catalogs: the hub's once it is read, else those of the read under way, without waiting for its tiles.
+  const catalogs = (): Promise<CatalogSet> => {
+    const hub = snapshots.get();
+    if (snapshots.peek() !== undefined || catalogsRead === undefined) return hub;
+    hub.catch(() => undefined);
+    return catalogsRead;
+  };
   // Read at start, so the first visit finds the index built or on its way.
   snapshots.get().catch((e: unknown) => o.log.warn({ err: e }, 'reading the catalogs failed'));
   const feed = createChangeFeed(o.watches ?? (() => undefined));
@@ -112,12 +116,13 @@ export function consoleApp(o: AppOptions): ConsoleApp {
       secrets: o.secrets,
       feed,
       hub: snapshots.get,
+      catalogs,
       dropHub: snapshots.drop,
       page: PAGE,
       ...(o.signOut === undefined ? {} : { signOut: o.signOut }),
     }),
     ...tenantRoutes(o.sources.tenant),
-    ...instanceRoutes({ sources: o.sources, hub: snapshots.get }),
+    ...instanceRoutes({ sources: o.sources, catalogs }),
     ...updateRoutes(o.sources),
     ...podRoutes(o.sources),
   ];
@@ -200,50 +205,6 @@ export async function startConsole(o: ConsoleOptions): Promise<RunningConsole> {
         server.closeAllConnections();
       }),
   };
-}
-
-async function readHub(sources: ConsoleSources, _now: () => number, shared: SharedCatalogs | undefined): Promise<HubSnapshot> {
-  const signal = AbortSignal.timeout(120_000);
-  const refs = await sources.listCatalogs(signal);
-  const catalogs = new Map<string, ConsoleCatalog>();
-  const tiles: HubTile[] = [];
-  const problems: string[] = [];
-  const badges: Record<string, CatalogBadge> = {};
-  for (const ref of refs) {
-    badges[ref.name] = catalogBadge(ref.name, ref.annotations);
-    if (typeof ref.baseURL !== 'string') {
-      problems.push(`catalog ${ref.name}: ${ref.baseURL.error}`);
-      continue;
-    }
-    try {
-      const url = ref.baseURL;
-      const read = (): Promise<ConsoleCatalog> => sources.loadCatalog(ref.name, url, signal);
-      // Shared between sessions only for content known by its digest (shared-catalogs.ts).
-      const c = shared === undefined || ref.digestRef === undefined ? await read() : await shared.get(ref.name, `${ref.digestRef} ${url}`, read);
-      catalogs.set(ref.name, c);
-      if (c.tiles !== undefined) {
-        tiles.push(...c.tiles);
-        problems.push(...(c.problems ?? []));
-        continue;
-      }
-      // A few packages at a time, each dropped once its tile is made: the index holds tiles, not content.
-      const queue = [...c.packageNames];
-      const worker = async (): Promise<void> => {
-        for (let pkg = queue.shift(); pkg !== undefined; pkg = queue.shift()) {
-          try {
-            tiles.push(hubTile(ref.name, pkg, await c.load(pkg)));
-          } catch (e) {
-            problems.push(`catalog ${ref.name}, package ${pkg}: ${errorMessage(e)}`);
-          }
-        }
-      };
-      await Promise.all(Array.from({ length: INDEX_CONCURRENCY }, worker));
-    } catch (e) {
-      problems.push(`catalog ${ref.name}: ${errorMessage(e)}`);
-    }
-  }
-  tiles.sort((a, b) => (a.displayName.toLowerCase() < b.displayName.toLowerCase() ? -1 : 1));
-  return { at: _now(), catalogs, tiles, problems, badges };
 }
 
 /** A file of the built bundle, or 404. */
