@@ -8,7 +8,9 @@
  * Each side gets packages of its own (`rt-<side>-NNN` in 1.0.0 and 1.0.1, one namespace,
  * ServiceAccount and `olmv1 rbac` RBAC each, and `rt-<side>-one-N` for the single installs) in a ClusterCatalog of its
  * own, and runs bench/lib/runtime-runs.ts: one install and uninstall (median of ROUNDS), EXTENSIONS
- * at once, at rest, a catalog update upgrading all, all uninstalled until their objects are gone.
+ * at once, at rest, a catalog update upgrading all, all uninstalled until their objects are gone;
+ * the CRDs our uninstalls keep are deleted before the next side, so every side starts with the
+ * floor's CRDs alone (bench/lib/leftover-crds.ts).
  *
  * The floor, first: the rendered objects of generated bundles of the same shape (packages
  * `rt-floor-NNN`, never installed by a controller) applied by server-side apply straight to
@@ -37,6 +39,7 @@ import { join } from 'node:path';
 import type { KubeObject } from '../../pkg/shared/kube/index.ts';
 import { loadBundleDir, renderRelease } from '../../test/support/bundle-flow.ts';
 import { type AuditLog, createAuditLog } from '../lib/audit-log.ts';
+import { deleteLeftoverCrds } from '../lib/leftover-crds.ts';
 import type { Benchmark, BenchContext, BenchOutcome } from '../lib/benchmark.ts';
 import { type PushedBundle, benchImageClient, createCatalog, createInstaller, pushCatalog, pushGeneratedBundle } from '../lib/extension-bundles.ts';
 import { quiet } from '../lib/extension-runs.ts';
@@ -349,10 +352,21 @@ async function run(ctx: BenchContext, scale: Scale): Promise<BenchOutcome> {
     );
 
     const sides: SideResult[] = [];
+    // Every side starts with the floor's CRDs alone (leftover-crds.ts).
+    const leftovers = async (label: string): Promise<void> => {
+      const n = await deleteLeftoverCrds(stack.kube.client, `rt-${label}-`, timeoutMs(scale));
+      ctx.log(`${label}: the ${n} CRDs its uninstalls kept deleted before the next side`);
+    };
     const helm = groups.get('helm');
-    if (helm !== undefined) sides.push(await oursSide(stack, watch, objects, audit, ctx, helm, [], scale));
+    if (helm !== undefined) {
+      sides.push(await oursSide(stack, watch, objects, audit, ctx, helm, [], scale));
+      await leftovers('helm');
+    }
     const boxcutter = groups.get('boxcutter');
-    if (boxcutter !== undefined) sides.push(await oursSide(stack, watch, objects, audit, ctx, boxcutter, [GATE], scale));
+    if (boxcutter !== undefined) {
+      sides.push(await oursSide(stack, watch, objects, audit, ctx, boxcutter, [GATE], scale));
+      await leftovers('boxcutter');
+    }
     const upGroup = groups.get('upstream');
     if (binary !== undefined && upGroup !== undefined) {
       ctx.log("starting upstream's operator-controller with the BoxcutterRuntime gate (ours stopped)");
