@@ -92,7 +92,14 @@ beforeAll(async () => {
   running = await startConsole(cp.kubeconfigPath);
   url = running.url;
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-}, 240_000);
+  // The console's first hub read reads every catalog of the shared cluster, other files' too (up
+  // to 120 s for a catalog that does not answer): waited for once here, so each test finds it read.
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(url);
+  await page.getByLabel('Filter by keyword').waitFor({ timeout: 180_000 });
+  await context.close();
+}, 480_000);
 
 afterAll(async () => {
   await browser?.close();
