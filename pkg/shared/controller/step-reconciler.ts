@@ -45,8 +45,9 @@ interface StepReconcilerConfig<T extends WorkingObject, S> {
    * API server answered the last of them, which is the object as it stood after it; when that
    * write failed, it is read from the API server. No copy is an object that is gone, as
    * controller-runtime's cache says (the watches start the workers once synced, and an object
-   * created since queues itself when its copy arrives). Writes stay conditional on the resourceVersion read (status PUT, finalizers' merge
-   * patch): a copy behind another writer's conflicts and is retried.
+   * created since queues itself when its copy arrives). Writes stay conditional on the
+   * resourceVersion read (status PUT, finalizers' merge patch): a copy behind another writer's
+   * conflicts and is retried.
    */
   cached?: (key: string) => Readonly<KubeObject> | undefined;
 }
